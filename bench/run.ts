@@ -1,0 +1,78 @@
+/**
+ * `npm run bench`: builds vts if needed, provisions a temporary data folder, and runs each
+ * benchmark against a real `vts serve` child process (this process is the load generator).
+ *
+ *   npm run bench -- [--cars 50] [--seconds 10] [--idle 10000] [--only ingest|idle]
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { hashPassword } from '../src/auth/password.js';
+import { openStore } from '../src/store/open.js';
+import { runIdle, reportIdle } from './mp-idle.js';
+import { runIngest, reportIngest } from './mp-ingest.js';
+import { startServerProcess } from './lib/server-process.js';
+
+const { values } = parseArgs({
+  options: {
+    cars: { type: 'string', default: '50' },
+    seconds: { type: 'string', default: '10' },
+    idle: { type: 'string', default: '10000' },
+    only: { type: 'string' },
+  },
+});
+const CARS = Number(values.cars);
+const SECONDS = Number(values.seconds);
+const IDLE = Number(values.idle);
+const PASSWORD = 'BENCHPASS';
+
+async function provision(dataDir: string, count: number): Promise<string[]> {
+  const store = await openStore(dataDir);
+  const owner = await store.addOwner('bench', await hashPassword('bench'), '*');
+  const ids: string[] = [];
+  for (let k = 0; k < count; k++) {
+    const id = `BENCH${String(k).padStart(5, '0')}`;
+    await store.addVehicle({ id, ownerId: owner.id, name: id, carPassword: PASSWORD });
+    ids.push(id);
+  }
+  await store.close();
+  return ids;
+}
+
+async function main(): Promise<void> {
+  execFileSync(process.execPath, ['scripts/build-if-needed.mjs'], { stdio: 'inherit' });
+  const dataDir = mkdtempSync(join(tmpdir(), 'vts-bench-'));
+  const wanted = values.only;
+  const reports: string[] = [];
+  try {
+    process.stderr.write(`provisioning ${Math.max(CARS, IDLE)} vehicles in ${dataDir}...\n`);
+    const ids = await provision(dataDir, Math.max(CARS, wanted === 'ingest' ? 0 : IDLE));
+
+    if (!wanted || wanted === 'ingest') {
+      process.stderr.write(`MP ingest: ${CARS} cars for ${SECONDS} s...\n`);
+      const server = await startServerProcess(dataDir);
+      try {
+        reports.push(reportIngest(await runIngest(server, ids.slice(0, CARS), PASSWORD, SECONDS)));
+      } finally {
+        await server.stop();
+      }
+    }
+    if (!wanted || wanted === 'idle') {
+      process.stderr.write(`MP idle: ${IDLE} connections...\n`);
+      const server = await startServerProcess(dataDir);
+      try {
+        const r = await runIdle(server, ids.slice(0, IDLE), PASSWORD, (n) => process.stderr.write(`  ${n} connected\n`));
+        reports.push(reportIdle(r));
+      } finally {
+        await server.stop();
+      }
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  process.stdout.write('\n' + reports.join('\n\n') + '\n');
+}
+
+await main();

@@ -1,0 +1,103 @@
+/** `vts serve`: runs the server until SIGTERM or SIGINT. */
+import type { Command } from 'commander';
+import { addConfigFileOption, addConfigOption, parseCount, parseLogLevel, parsePort, resolveOptions } from '../config.js';
+import { createLogger } from '../log.js';
+import { startServer, type ServerConfig } from '../server.js';
+
+interface ServeOptions {
+  dataDir: string;
+  bind?: string;
+  mpPort: number;
+  mpTlsPort: number;
+  httpPort: number;
+  httpsPort: number;
+  tlsCert?: string;
+  tlsKey?: string;
+  logLevel: string;
+  messageHistory: number;
+  notificationHistory: number;
+  timeoutApp: number;
+  timeoutBatch: number;
+  timeoutCar: number;
+}
+
+/** Exit at the latest this long after SIGTERM/SIGINT, even if something hangs. */
+const SHUTDOWN_DEADLINE_MS = 4500;
+
+export function registerServe(program: Command): void {
+  const cmd = program.command('serve').description('run the server (MP listeners, store, housekeeping)');
+  addConfigFileOption(cmd);
+  addConfigOption(cmd, '--data-dir <dir>', 'folder of the SQLite database', { default: './data' });
+  addConfigOption(cmd, '--bind <address>', 'address to listen on (default: all interfaces)');
+  addConfigOption(cmd, '--mp-port <port>', 'MP port (TCP and WebSocket); 0 = any free port', { default: 6867, parse: parsePort });
+  addConfigOption(cmd, '--mp-tls-port <port>', 'MP over TLS port (needs --tls-cert/--tls-key)', { default: 6870, parse: parsePort });
+  addConfigOption(cmd, '--http-port <port>', 'HTTP API port', { default: 6868, parse: parsePort });
+  addConfigOption(cmd, '--https-port <port>', 'HTTPS API port (needs --tls-cert/--tls-key)', { default: 6869, parse: parsePort });
+  addConfigOption(cmd, '--tls-cert <file>', 'PEM certificate (chain) for the TLS listeners');
+  addConfigOption(cmd, '--tls-key <file>', 'PEM private key for the TLS listeners');
+  addConfigOption(cmd, '--log-level <level>', 'fatal, error, warn, info, debug, trace or silent', {
+    default: 'info',
+    parse: parseLogLevel,
+  });
+  addConfigOption(cmd, '--message-history <seconds>', 'keep every car message as history this long (0 = off)', {
+    default: 86400,
+    parse: parseCount,
+  });
+  addConfigOption(cmd, '--notification-history <seconds>', 'keep notifications as history this long (0 = off)', {
+    default: 2592000,
+    parse: parseCount,
+  });
+  addConfigOption(cmd, '--timeout-app <seconds>', 'close an MP app after this much silence', { default: 1200, parse: parseCount });
+  addConfigOption(cmd, '--timeout-batch <seconds>', 'close an MP batch client after this much silence', {
+    default: 300,
+    parse: parseCount,
+  });
+  addConfigOption(cmd, '--timeout-car <seconds>', 'close a car after this much silence (pinged before)', {
+    default: 960,
+    parse: parseCount,
+  });
+  cmd.action(async () => {
+    const o = resolveOptions<ServeOptions>(cmd);
+    const log = createLogger(o.logLevel);
+    const config: ServerConfig = {
+      dataDir: o.dataDir,
+      bind: o.bind,
+      mpPort: o.mpPort,
+      mpTlsPort: o.mpTlsPort,
+      httpPort: o.httpPort,
+      httpsPort: o.httpsPort,
+      tlsCert: o.tlsCert,
+      tlsKey: o.tlsKey,
+      messageHistory: o.messageHistory,
+      notificationHistory: o.notificationHistory,
+      timeouts: { appMs: o.timeoutApp * 1000, batchMs: o.timeoutBatch * 1000, carMs: o.timeoutCar * 1000 },
+    };
+    const server = await startServer(config, log);
+    const { mp, mpTls, http, https } = server.ports;
+    process.stdout.write(JSON.stringify({ event: 'listening', mp, mpTls, http, https }) + '\n');
+    log.info({ dataDir: o.dataDir, ports: server.ports }, 'vts listening');
+
+    await new Promise<void>((resolve) => {
+      const stop = (signal: string): void => {
+        log.info({ signal }, 'shutting down');
+        setTimeout(() => {
+          log.error('shutdown took too long: exiting');
+          process.exit(1);
+        }, SHUTDOWN_DEADLINE_MS).unref();
+        server.close().then(
+          () => {
+            log.info('stopped');
+            resolve();
+          },
+          (err: unknown) => {
+            log.error({ err }, 'error during shutdown');
+            process.exitCode = 1;
+            resolve();
+          },
+        );
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    });
+  });
+}

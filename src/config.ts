@@ -1,0 +1,104 @@
+/**
+ * The one place that reads configuration. Every option of a command is a flag `--some-name`, an
+ * environment variable `VTS_SOME_NAME` and a key (`some-name` or `someName`) of the JSON file named
+ * by `--config`; precedence: flag, then environment, then file, then the built-in default.
+ */
+import { readFileSync } from 'node:fs';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { VtsError } from './errors.js';
+
+export function envName(longFlag: string): string {
+  return 'VTS_' + longFlag.replace(/^--/, '').replace(/-/g, '_').toUpperCase();
+}
+
+/** Adds `--flag` with its environment variable (and optional parser and default) to `cmd`. */
+export function addConfigOption(
+  cmd: Command,
+  flags: string,
+  description: string,
+  settings: { default?: unknown; parse?: (value: string) => unknown; defaultText?: string } = {},
+): Command {
+  const opt = new Option(flags, description);
+  const long = opt.long;
+  if (long) opt.env(envName(long));
+  if (settings.parse) {
+    const parse = settings.parse;
+    opt.argParser((v: string) => {
+      try {
+        return parse(v);
+      } catch (err) {
+        throw new InvalidArgumentError((err as Error).message);
+      }
+    });
+  }
+  if (settings.default !== undefined) opt.default(settings.default, settings.defaultText);
+  return cmd.addOption(opt);
+}
+
+export function addConfigFileOption(cmd: Command): Command {
+  return cmd.addOption(
+    new Option('--config <file>', 'JSON file with option values (keys as the long flags)').env('VTS_CONFIG'),
+  );
+}
+
+/**
+ * Fills in options from the `--config` file where neither a flag nor the environment set them,
+ * then returns the merged option values.
+ */
+export function resolveOptions<T extends object>(cmd: Command): T {
+  const file = cmd.getOptionValue('config') as string | undefined;
+  if (file) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new VtsError('VTS_ERR_CONFIG', `cannot read config file ${file}: ${(err as Error).message}`);
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      throw new VtsError('VTS_ERR_CONFIG', `config file ${file} must hold a JSON object`);
+    }
+    for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
+      const attr = key.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+      const opt = cmd.options.find((o) => o.attributeName() === attr);
+      if (!opt || attr === 'config') {
+        throw new VtsError('VTS_ERR_CONFIG', `unknown key "${key}" in ${file}`);
+      }
+      const source = cmd.getOptionValueSource(attr);
+      if (source === 'cli' || source === 'env') continue;
+      let v: unknown = value;
+      if (opt.parseArg && (typeof value === 'string' || typeof value === 'number')) {
+        v = opt.parseArg(String(value), undefined);
+      }
+      cmd.setOptionValueWithSource(attr, v, 'config');
+    }
+  }
+  return cmd.opts<T>();
+}
+
+/** Parses a TCP port (0 = any free port). */
+export function parsePort(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isInteger(n) || n < 0 || n > 65535) {
+    throw new VtsError('VTS_ERR_CONFIG', `not a port number: ${value}`);
+  }
+  return n;
+}
+
+/** Parses a non-negative integer (seconds, counts). */
+export function parseCount(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) {
+    throw new VtsError('VTS_ERR_CONFIG', `not a non-negative integer: ${value}`);
+  }
+  return n;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export function parseLogLevel(value: string): LogLevel {
+  if (!(LOG_LEVELS as readonly string[]).includes(value)) {
+    throw new VtsError('VTS_ERR_CONFIG', `log level must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  return value as LogLevel;
+}

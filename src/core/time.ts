@@ -1,0 +1,36 @@
+/** UTC date-time text as the reference writes it: `YYYY-MM-DD HH:MM:SS`. Times are epoch seconds. */
+
+export function formatUtc(epochSeconds: number): string {
+  const iso = new Date(epochSeconds * 1000).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
+}
+
+/** `YYYY-MM-DD` of an epoch-seconds time (UTC). */
+export function utcDay(epochSeconds: number): string {
+  return new Date(epochSeconds * 1000).toISOString().slice(0, 10);
+}
+
+/** Epoch seconds of the UTC midnight that starts the day of `epochSeconds`. */
+export function startOfUtcDay(epochSeconds: number): number {
+  return Math.floor(epochSeconds / 86400) * 86400;
+}
+
+const SINCE = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?$/;
+
+/**
+ * Parses a `since` bound (`YYYY-MM-DD` or `YYYY-MM-DD HH:MM[:SS]`, UTC) to epoch seconds. REF's
+ * default `0000-00-00` means "everything" and gives -1 (before any stored time). Returns null when
+ * malformed.
+ */
+export function parseSince(text: string): number | null {
+  const m = SINCE.exec(text.trim());
+  if (!m) return null;
+  const [y, mo, d, h = '0', mi = '0', s = '0'] = m.slice(1).map((v) => v ?? '0') as string[];
+  if (Number(y) === 0) return -1;
+  const [Y, M, D, H, I, S] = [y, mo, d, h, mi, s].map(Number) as [number, number, number, number, number, number];
+  const ms = Date.UTC(Y, M - 1, D, H, I, S);
+  const t = new Date(ms);
+  // reject what Date.UTC would roll over (month 13, 30 February, hour 25)
+  if (t.getUTCMonth() !== M - 1 || t.getUTCDate() !== D || H > 23 || I > 59 || S > 59) return null;
+  return Math.floor(ms / 1000);
+}

@@ -1,0 +1,39 @@
+/** Historical records from cars: `H` (no ack) and `h` (acked once durable) (mp-protocol.md §15). */
+import { historicalTimes, parseAckedH, parseH, type HistoricalInput } from '../../core/mp/historical.js';
+import type { Handler } from '../dispatch.js';
+import type { Hub } from '../hub.js';
+import type { VehicleLink } from '../vehicle-link.js';
+
+function record(hub: Hub, link: VehicleLink, rec: HistoricalInput) {
+  const { time, expires } = historicalTimes(rec, hub.seconds());
+  return { vehicleId: link.vehicleId, type: rec.type, recordNumber: rec.recordNumber, time, data: rec.data, expires };
+}
+
+export const handleHistorical: Handler = (hub, peer, link, data) => {
+  const rec = parseH(data);
+  if (!rec) {
+    hub.log.info({ conn: peer.id, vehicle: link.vehicleId }, 'invalid H message ignored');
+    return;
+  }
+  hub.store
+    .addHistorical(record(hub, link, rec))
+    .catch((err: unknown) => hub.log.error({ err, conn: peer.id }, 'storing an H record failed'));
+};
+
+/**
+ * The ack goes out only after the record is durably stored; if storing fails there is no ack
+ * and the module sends the record again. A malformed record is acked at once (as REF does), or
+ * the module would resend it forever.
+ */
+export const handleAckedHistorical: Handler = (hub, peer, link, data) => {
+  const { ackCode, record: rec } = parseAckedH(data);
+  if (!rec) {
+    hub.log.info({ conn: peer.id, vehicle: link.vehicleId }, 'invalid h message acknowledged and ignored');
+    peer.send('h', ackCode);
+    return;
+  }
+  hub.store.addHistorical(record(hub, link, rec), true).then(
+    () => peer.send('h', ackCode),
+    (err: unknown) => hub.log.error({ err, conn: peer.id }, 'storing an h record failed: not acknowledged'),
+  );
+};

@@ -1,0 +1,53 @@
+/** `P` notifications and `p` push subscriptions (mp-protocol.md §12). */
+import { timingSafeEqual } from 'node:crypto';
+import { parsePushSubscription } from '../../core/mp/push-subscription.js';
+import type { Handler } from '../dispatch.js';
+
+/** Forward `P` to all clients; with ≥ 2 chars it is also a push notification (type + text). */
+export const handleNotification: Handler = (hub, peer, link, data) => {
+  hub.toClients(link, 'P', data);
+  if (data.length >= 2) hub.notify(link.ownerId, link.vehicleId, data[0]!, data.slice(1));
+};
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** `p<appid>,<pushtype>,<pushkeytype>,<vehicleid>,<netpass>,<pushkeyvalue>`: no reply, ever. */
+export const handlePushSubscription: Handler = (hub, peer, _link, data) => {
+  const sub = parsePushSubscription(data);
+  if (!sub) {
+    hub.log.info({ conn: peer.id }, 'malformed push subscription ignored');
+    return;
+  }
+  const now = hub.seconds();
+  const save = (vehicleId: string): void => {
+    hub.store
+      .upsertPushSubscription({
+        ownerId: peer.ownerId,
+        vehicleId,
+        appId: sub.appId,
+        pushType: sub.pushType,
+        pushKeyType: sub.pushKeyType,
+        pushKeyValue: sub.pushKeyValue,
+        lastUpdated: now,
+        active: true,
+      })
+      .catch((err: unknown) => hub.log.error({ err, conn: peer.id }, 'storing a push subscription failed'));
+  };
+  if (sub.vehicleId === undefined) {
+    save(peer.vehicleId); // the `simple` form: the connection's own vehicle
+    return;
+  }
+  const vehicleId = sub.vehicleId;
+  const netPass = sub.netPass ?? '';
+  hub.store
+    .getVehicle(vehicleId)
+    .then((v) => {
+      if (v && v.ownerId === peer.ownerId && sameSecret(v.carPassword, netPass)) save(v.id);
+      else hub.log.info({ conn: peer.id, vehicle: vehicleId }, 'push subscription refused (vehicle or password)');
+    })
+    .catch((err: unknown) => hub.log.error({ err, conn: peer.id }, 'push subscription lookup failed'));
+};

@@ -1,0 +1,233 @@
+/**
+ * The hub: the one stateful service. It knows which car, apps, batch clients and API sessions are
+ * connected to which vehicle, routes messages between them (mp-protocol.md §8–§16) and talks to
+ * the store. It has no socket code: adapters hand it `Peer`s and decoded messages.
+ */
+import { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import { replayOrder } from '../core/mp/car-message.js';
+import type { MpMessage } from '../core/mp/message.js';
+import type { Store, Vehicle } from '../store/store.js';
+import { CommandQueue } from './command-queue.js';
+import { dispatch } from './dispatch.js';
+import { GroupRegistry } from './groups.js';
+import type { Peer } from './peer.js';
+import { TrafficAccounting } from './traffic.js';
+import { VehicleLink } from './vehicle-link.js';
+
+export interface HubOptions {
+  /** Sent to apps as `f<version>` after every `F`. */
+  serverVersion: string;
+  /** Seconds each car message is also kept as a historical record of its code (0 = off). */
+  messageHistorySeconds: number;
+  /** Seconds push notifications are kept as `*-Log-Notification` history (0 = off). */
+  notificationHistorySeconds: number;
+  /** Days of utilisation that command 30 reports and the store keeps. */
+  utilisationDays: number;
+  /** Clock in epoch milliseconds (tests pass their own). */
+  now?: () => number;
+}
+
+/** A push notification (`P` from a car, or raised by the server), for the notifiers to come. */
+export interface Notification {
+  ownerId: number;
+  vehicleId: string;
+  alertType: string;
+  text: string;
+  time: number;
+}
+
+/** The answer of `T` at login when the car never sent anything (REF's clamped MySQL TIME). */
+export const NEVER_UPDATED_AGE = 3020399;
+
+export class Hub {
+  readonly groups = new GroupRegistry();
+  readonly traffic = new TrafficAccounting();
+  readonly events = new EventEmitter<{ notification: [Notification] }>();
+  private readonly links = new Map<string, VehicleLink>();
+  /** Clients whose login replay is still being read: messages for them wait here. */
+  private readonly held = new Map<Peer, [string, string][]>();
+  private notificationCounter = 0;
+  readonly now: () => number;
+
+  constructor(
+    readonly store: Store,
+    readonly log: Logger,
+    readonly options: HubOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Current time in epoch seconds. */
+  seconds(): number {
+    return Math.floor(this.now() / 1000);
+  }
+
+  link(vehicleId: string): VehicleLink | undefined {
+    return this.links.get(vehicleId);
+  }
+
+  private linkFor(vehicleId: string, ownerId: number): VehicleLink {
+    let link = this.links.get(vehicleId);
+    if (!link) this.links.set(vehicleId, (link = new VehicleLink(vehicleId, ownerId)));
+    return link;
+  }
+
+  private prune(link: VehicleLink): void {
+    if (link.isEmpty) this.links.delete(link.vehicleId);
+  }
+
+  /** Connection counts as the HTTP API reports them. */
+  counts(vehicleId: string): { net: number; apps: number; batches: number } {
+    const link = this.links.get(vehicleId);
+    return { net: link?.car ? 1 : 0, apps: link?.appCount ?? 0, batches: link?.batches.size ?? 0 };
+  }
+
+  /** Every logged-in peer (for the inactivity sweep and traffic flushes). */
+  *peers(): Iterable<Peer> {
+    for (const link of this.links.values()) {
+      if (link.car) yield link.car;
+      yield* link.apps;
+      yield* link.batches;
+    }
+  }
+
+  /** Sends to a client, or holds the message while its login replay is in progress. */
+  deliver(peer: Peer, code: string, data: string): void {
+    const held = this.held.get(peer);
+    if (held) held.push([code, data]);
+    else peer.send(code, data);
+  }
+
+  /** Sends to every app and batch client of the vehicle. */
+  toClients(link: VehicleLink, code: string, data: string): void {
+    for (const p of link.apps) this.deliver(p, code, data);
+    for (const p of link.batches) this.deliver(p, code, data);
+  }
+
+  /** Tells the car how many apps it has (`Z<n>`), if it is connected. */
+  tellCarAppCount(link: VehicleLink): void {
+    link.car?.send('Z', String(link.appCount));
+  }
+
+  // --- login and logout (mp-protocol.md §8, §13.3) ---
+
+  /** Registers a freshly authenticated peer and performs the after-login exchange of §8. */
+  async attach(peer: Peer, vehicle: Vehicle): Promise<void> {
+    if (peer.clientType === 'S') return; // REF does nothing with peer servers (mp-protocol.md §8.4)
+    const link = this.linkFor(vehicle.id, vehicle.ownerId);
+    switch (peer.clientType) {
+      case 'C': {
+        if (link.car) {
+          this.log.info({ conn: link.car.id, vehicle: vehicle.id }, 'duplicate car login: closing the older connection');
+          const old = link.car;
+          this.detach(old);
+          old.close('replaced by a newer login of the same vehicle');
+        }
+        link.car = peer;
+        link.commands = new CommandQueue();
+        this.toClients(link, 'Z', '1');
+        this.tellCarAppCount(link);
+        return;
+      }
+      case 'A':
+      case 'B': {
+        this.held.set(peer, []);
+        if (peer.clientType === 'A') {
+          link.apps.add(peer);
+          this.tellCarAppCount(link);
+        } else {
+          link.batches.add(peer);
+        }
+        try {
+          await this.replay(peer, link, vehicle);
+        } finally {
+          const held = this.held.get(peer) ?? [];
+          this.held.delete(peer);
+          for (const [code, data] of held) peer.send(code, data);
+        }
+        return;
+      }
+    }
+  }
+
+  private async replay(peer: Peer, link: VehicleLink, vehicle: Vehicle): Promise<void> {
+    const [messages, fresh] = await Promise.all([
+      this.store.getCarMessages(vehicle.id),
+      this.store.getVehicle(vehicle.id),
+    ]);
+    peer.send('Z', link.car ? '1' : '0');
+    messages.sort((a, b) => replayOrder(a.code, b.code));
+    let tokenSent = false;
+    const ptoken = fresh?.paranoidToken ?? vehicle.paranoidToken;
+    for (const m of messages) {
+      if (m.paranoid) {
+        if (!tokenSent && ptoken) peer.send('E', 'T' + ptoken);
+        tokenSent = true;
+        peer.send('E', 'M' + m.code + m.data);
+      } else {
+        peer.send(m.code, m.data);
+      }
+    }
+    const last = fresh?.lastUpdate ?? vehicle.lastUpdate;
+    peer.send('T', String(last === null ? NEVER_UPDATED_AGE : Math.max(0, this.seconds() - last)));
+  }
+
+  /** Unregisters a peer (§13.3). Idempotent: adapters call it whenever a connection ends. */
+  detach(peer: Peer): void {
+    const link = this.links.get(peer.vehicleId);
+    this.held.delete(peer);
+    this.traffic.collect(peer, this.seconds());
+    this.groups.forget(peer);
+    if (!link) return;
+    switch (peer.clientType) {
+      case 'C':
+        if (link.car !== peer) return;
+        link.car = null;
+        this.toClients(link, 'Z', '0');
+        break;
+      case 'A':
+        if (!link.apps.delete(peer)) return;
+        if (link.car) link.commands.forget(peer);
+        this.tellCarAppCount(link);
+        break;
+      case 'B':
+        if (!link.batches.delete(peer)) return;
+        if (link.car) link.commands.forget(peer);
+        break;
+      case 'S':
+        return;
+    }
+    this.prune(link);
+  }
+
+  /** Handles one decoded message from a logged-in peer (the dispatch of §9). */
+  handle(peer: Peer, msg: MpMessage): void {
+    const link = this.links.get(peer.vehicleId);
+    if (link) dispatch(this, peer, link, msg);
+    else if (msg.code === 'A') peer.send('a', ''); // a peer server (never registered) still gets pongs
+  }
+
+  // --- notifications (mp-protocol.md §12) ---
+
+  /** Records a push notification and hands it to the notifiers (listeners of `notification`). */
+  notify(ownerId: number, vehicleId: string, alertType: string, text: string): void {
+    const time = this.seconds();
+    const keep = this.options.notificationHistorySeconds;
+    if (keep > 0) {
+      const recordNumber = this.notificationCounter;
+      this.notificationCounter = (this.notificationCounter + 1) & 0xffff;
+      this.store
+        .addHistorical({
+          vehicleId,
+          type: '*-Log-Notification',
+          recordNumber,
+          time,
+          data: `${alertType},${text}`,
+          expires: time + keep,
+        })
+        .catch((err: unknown) => this.log.error({ err, vehicle: vehicleId }, 'storing a notification failed'));
+    }
+    this.events.emit('notification', { ownerId, vehicleId, alertType, text, time });
+  }
+}

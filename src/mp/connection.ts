@@ -1,0 +1,325 @@
+/**
+ * One MP connection, whatever carries it (TCP, TLS or a WebSocket): the welcome line, the login,
+ * then message framing (scheme 0: RC4 + base64; scheme 1: plain lines) in and out of the hub.
+ * Bad input closes only this connection, with a log line that holds no secret.
+ */
+import { parseWelcome, type ClientType, type LoginWelcome } from '../core/mp/welcome.js';
+import { formatScheme0, parseScheme0, parseScheme1 } from '../core/mp/message.js';
+import type { MpCipher } from '../core/crypto/mp-cipher.js';
+import { inactivityAction, type ActivityState } from '../core/mp/inactivity.js';
+import type { Peer } from '../hub/peer.js';
+import type { Vehicle } from '../store/store.js';
+import type { MpContext } from './context.js';
+import { checkLogin } from './login.js';
+
+/** How a connection's lines leave: a socket (adds CR LF) or a WebSocket (one frame per line). */
+export interface LineSink {
+  readonly remoteAddress: string;
+  readonly transport: 'tcp' | 'tls' | 'ws' | 'wss';
+  writeLine(line: string): void;
+  /** Bytes accepted for sending but not yet sent. */
+  bufferedBytes(): number;
+  /** Closes gracefully (flushes what was written). */
+  end(): void;
+  /** Drops at once. */
+  destroy(): void;
+}
+
+type State = 'welcome' | 'authenticating' | 'open' | 'closed';
+
+/** The hub's view of a logged-in connection. */
+class MpSession implements Peer {
+  ptoken = '';
+
+  constructor(
+    private readonly conn: MpConnection,
+    readonly clientType: ClientType,
+    readonly vehicleId: string,
+    readonly ownerId: number,
+    public rxBytes: number,
+    public txBytes: number,
+  ) {}
+
+  get id(): number {
+    return this.conn.id;
+  }
+
+  get remoteAddress(): string {
+    return this.conn.remoteAddress;
+  }
+
+  send(code: string, data: string): void {
+    this.conn.sendMessage(code, data);
+  }
+
+  close(reason: string): void {
+    this.conn.close(reason);
+  }
+}
+
+export class MpConnection implements ActivityState {
+  readonly id: number;
+  state: State = 'welcome';
+  /** Set once the login succeeded. */
+  session: MpSession | null = null;
+  /** Bytes counted before the login (handed to the session at login). */
+  private rxBytes = 0;
+  private txBytes = 0;
+  readonly openedAt: number;
+  lastRx: number;
+  lastTx: number;
+  lastPing = 0;
+  private cipher: MpCipher | null = null;
+  private pending: string[] = [];
+  private autoProvisioned = false;
+  private attaching = false;
+
+  constructor(
+    private readonly ctx: MpContext,
+    private readonly sink: LineSink,
+  ) {
+    this.id = ctx.nextConnectionId();
+    this.openedAt = this.lastRx = this.lastTx = Date.now();
+  }
+
+  get remoteAddress(): string {
+    return this.sink.remoteAddress;
+  }
+
+  get clientType(): ClientType | null {
+    return this.session?.clientType ?? null;
+  }
+
+  get vehicleId(): string | undefined {
+    return this.session?.vehicleId;
+  }
+
+  // --- input ---
+
+  /** One received line (without its line end); `bytes` as counted for traffic accounting. */
+  receiveLine(line: string, bytes = line.length + 2): void {
+    if (this.state === 'closed') return;
+    if (this.session) this.session.rxBytes += bytes;
+    else this.rxBytes += bytes;
+    this.lastRx = Date.now();
+    try {
+      switch (this.state) {
+        case 'welcome':
+          return this.welcome(line);
+        case 'authenticating':
+          return this.hold(line);
+        case 'open':
+          if (this.attaching) return this.hold(line);
+          return this.message(line);
+      }
+    } catch (err) {
+      this.ctx.log.error({ err, conn: this.id }, 'error while handling a line: closing the connection');
+      this.close('internal error');
+    }
+  }
+
+  /** Keeps a line that arrived while the login is checked or replayed, within a limit. */
+  private hold(line: string): void {
+    if (this.pending.length >= this.ctx.limits.maxPendingLines) return this.fail('too many lines before login completed');
+    this.pending.push(line);
+  }
+
+  private welcome(line: string): void {
+    const w = parseWelcome(line);
+    switch (w.kind) {
+      case 'error':
+        return this.fail(`bad welcome line (${w.reason})`);
+      case 'autoprovision':
+        return this.autoProvision(w.scheme, w.key);
+      case 'login':
+        this.state = 'authenticating';
+        void this.login(w);
+    }
+  }
+
+  private async login(w: LoginWelcome): Promise<void> {
+    const { throttle, addressThrottle, log, hub } = this.ctx;
+    const address = this.remoteAddress;
+    const target = `${address}|${w.scheme === '0' ? w.vehicleId : 'user:' + w.field1.toLowerCase()}`;
+    const now = hub.seconds();
+    const decisions = [throttle.check(target, now), addressThrottle.check(address, now)];
+    if (decisions.some((d) => d.action === 'refuse')) {
+      return this.fail('login refused: too many failed logins from this address');
+    }
+    const delay = Math.max(0, ...decisions.map((d) => (d.action === 'delay' ? d.seconds : 0)));
+    if (delay > 0) await sleep(delay * 1000);
+    if (this.state !== 'authenticating') return;
+
+    let result;
+    try {
+      result = await checkLogin(this.ctx.store, w, hub.seconds());
+    } catch (err) {
+      log.error({ err, conn: this.id }, 'login check failed');
+      return this.fail('login check failed');
+    }
+    if (this.state !== 'authenticating') return; // the peer left meanwhile
+    if (!result.ok) {
+      throttle.recordFailure(target, hub.seconds());
+      addressThrottle.recordFailure(address, hub.seconds());
+      if (w.clientType === 'C' && result.vehicleId) this.carAuthAlert(result.vehicleId, false);
+      log.info(
+        { conn: this.id, address, type: w.clientType, scheme: w.scheme, vehicle: w.vehicleId, reason: result.reason },
+        'login failed',
+      );
+      return this.close('login failed');
+    }
+    this.open(w, result.vehicle, result.reply, result.cipher);
+  }
+
+  private open(w: LoginWelcome, vehicle: Vehicle, reply: string, cipher: MpCipher | null): void {
+    const { hub, log } = this.ctx;
+    this.writeLine(reply); // in clear, before anything else
+    const session = new MpSession(this, w.clientType, vehicle.id, vehicle.ownerId, this.rxBytes, this.txBytes);
+    this.session = session;
+    this.cipher = cipher;
+    this.state = 'open';
+    log.info(
+      { conn: this.id, address: this.remoteAddress, type: w.clientType, scheme: w.scheme, vehicle: vehicle.id, transport: this.sink.transport },
+      'login',
+    );
+    if (w.clientType === 'C') this.carAuthAlert(vehicle.id, true);
+    // lines that arrive while attach() replays the stored messages wait, then run in order
+    this.attaching = true;
+    hub
+      .attach(session, vehicle)
+      .catch((err: unknown) => {
+        log.error({ err, conn: this.id }, 'after-login exchange failed');
+        this.close('internal error');
+      })
+      .finally(() => {
+        this.attaching = false;
+        const lines = this.pending;
+        this.pending = [];
+        for (const line of lines) this.receiveLine(line, 0);
+      });
+  }
+
+  /** REF raises an alert on the first failed car login of a vehicle and one on the next success. */
+  private carAuthAlert(vehicleId: string, success: boolean): void {
+    const failed = this.ctx.carAuthFailed;
+    if (success === failed.has(vehicleId)) {
+      if (success) failed.delete(vehicleId);
+      else failed.add(vehicleId);
+      void this.ctx.store.getVehicle(vehicleId).then((v) => {
+        if (!v) return;
+        const text = `Vehicle authentication ${success ? 'successful' : 'failed'} (${this.remoteAddress})`;
+        this.ctx.hub.notify(v.ownerId, v.id, 'A', text);
+      });
+    }
+  }
+
+  private autoProvision(scheme: string, key: string): void {
+    if (scheme !== '0') return this.fail('auto-provisioning with an unsupported scheme');
+    if (this.autoProvisioned) {
+      this.writeLine('AP-X');
+      return;
+    }
+    this.autoProvisioned = true;
+    this.state = 'authenticating';
+    this.ctx.store.getAutoProvision(key).then(
+      (rec) => {
+        if (this.state === 'closed') return;
+        this.writeLine(rec ? `AP-S 0 ${rec.serverToken} ${rec.serverDigest} ${rec.message}` : 'AP-X');
+        this.ctx.log.info({ conn: this.id, found: rec !== undefined }, 'auto-provisioning request');
+        this.state = 'welcome';
+        const lines = this.pending;
+        this.pending = [];
+        for (const line of lines) this.receiveLine(line, 0);
+      },
+      (err: unknown) => {
+        this.ctx.log.error({ err, conn: this.id }, 'auto-provisioning lookup failed');
+        this.close('internal error');
+      },
+    );
+  }
+
+  private message(line: string): void {
+    if (line.length === 0) return; // FW3 sends an empty line for command 5; REF closed on it
+    let msg;
+    if (this.cipher) {
+      const plain = this.cipher.decrypt(line);
+      if (plain === null) return this.fail('undecodable line (not base64)');
+      msg = parseScheme0(plain);
+      if (!msg) return this.fail('unable to decode message');
+    } else {
+      msg = parseScheme1(line);
+      if (!msg) return; // only blanks
+    }
+    this.ctx.hub.handle(this.session!, msg);
+  }
+
+  // --- output ---
+
+  sendMessage(code: string, data: string): void {
+    if (this.state !== 'open') return;
+    this.writeLine(this.cipher ? this.cipher.encrypt(formatScheme0(code, data)) : code + data);
+  }
+
+  private writeLine(line: string): void {
+    if (this.state === 'closed') return;
+    this.sink.writeLine(line);
+    if (this.session) this.session.txBytes += line.length + 2;
+    else this.txBytes += line.length + 2;
+    this.lastTx = Date.now();
+    if (this.sink.bufferedBytes() > this.ctx.limits.maxWriteBuffer) {
+      this.ctx.log.warn({ conn: this.id, vehicle: this.vehicleId }, 'peer does not read: dropping the connection');
+      this.terminate();
+    }
+  }
+
+  // --- lifecycle ---
+
+  /** Called by the inactivity sweep. */
+  tick(now: number): void {
+    if (this.state === 'closed') return;
+    const action = inactivityAction(this, now, this.ctx.timeouts);
+    if (action === 'close') {
+      this.ctx.log.info({ conn: this.id, type: this.clientType, vehicle: this.vehicleId }, 'inactivity timeout');
+      this.close('inactivity timeout');
+    } else if (action === 'ping') {
+      this.lastPing = now;
+      this.sendMessage('A', 'FA');
+    }
+  }
+
+  private fail(reason: string): void {
+    this.ctx.log.info({ conn: this.id, address: this.remoteAddress, vehicle: this.vehicleId }, reason);
+    this.close(reason);
+  }
+
+  /** Ends the connection gracefully and unregisters it. */
+  close(_reason: string): void {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    if (this.session) this.ctx.hub.detach(this.session);
+    this.sink.end();
+  }
+
+  /** Drops the connection at once (a peer that does not read). */
+  terminate(): void {
+    if (this.state !== 'closed') {
+      this.state = 'closed';
+      if (this.session) this.ctx.hub.detach(this.session);
+    }
+    this.sink.destroy();
+  }
+
+  /** The transport is gone (socket closed or errored). */
+  transportClosed(): void {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    if (this.session) {
+      this.ctx.log.info({ conn: this.id, type: this.clientType, vehicle: this.vehicleId }, 'disconnected');
+      this.ctx.hub.detach(this.session);
+    }
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

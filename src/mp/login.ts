@@ -1,0 +1,80 @@
+/**
+ * Login checks of the MP (mp-protocol.md §4.2, §5.1): scheme 0 by the vehicle's shared secret,
+ * scheme 1 by user name and password or API token. Failures carry a reason for the log (never a
+ * secret); the client learns nothing but a closed connection.
+ */
+import { MpCipher } from '../core/crypto/mp-cipher.js';
+import { digestBase64, randomToken, sessionKey, verifyDigest } from '../core/crypto/digest.js';
+import { hasRight } from '../core/auth/rights.js';
+import { scheme0Reply, scheme1Reply, type LoginWelcome } from '../core/mp/welcome.js';
+import { hashApiToken, looksLikeApiToken } from '../auth/api-token.js';
+import { hashPassword, verifyPassword } from '../auth/password.js';
+import type { Store, Vehicle } from '../store/store.js';
+
+export type LoginResult =
+  | { ok: true; vehicle: Vehicle; reply: string; cipher: MpCipher | null }
+  | { ok: false; reason: string; vehicleId?: string };
+
+export async function checkLogin(store: Store, w: LoginWelcome, now: number): Promise<LoginResult> {
+  return w.scheme === '0' ? scheme0(store, w) : scheme1(store, w, now);
+}
+
+async function scheme0(store: Store, w: LoginWelcome): Promise<LoginResult> {
+  const vehicle = await store.getVehicle(w.vehicleId);
+  if (!vehicle) return { ok: false, reason: 'unknown vehicle' };
+  if (!verifyDigest(vehicle.carPassword, w.field1, w.field2)) {
+    return { ok: false, reason: 'incorrect client authentication', vehicleId: vehicle.id };
+  }
+  if (w.clientType === 'S' && vehicle.type !== 'SERVER') {
+    return { ok: false, reason: 'peer server login for a vehicle that is not of type SERVER' };
+  }
+  let serverToken = randomToken();
+  while (serverToken === w.field1) serverToken = randomToken();
+  return {
+    ok: true,
+    vehicle,
+    reply: scheme0Reply(serverToken, digestBase64(vehicle.carPassword, serverToken)),
+    cipher: new MpCipher(sessionKey(vehicle.carPassword, serverToken, w.field1)),
+  };
+}
+
+let dummy: Promise<string> | undefined;
+function dummyHash(): Promise<string> {
+  dummy ??= hashPassword('not a password of anyone');
+  return dummy;
+}
+
+async function scheme1(store: Store, w: LoginWelcome, now: number): Promise<LoginResult> {
+  const username = w.field1;
+  const secret = w.field2;
+  const owner = await store.getOwnerByName(username);
+  if (!owner) {
+    await verifyPassword(secret, await dummyHash()); // same cost as a real check: no user enumeration
+    return { ok: false, reason: 'unknown user' };
+  }
+  let permit: string | null = null;
+  if (looksLikeApiToken(secret)) {
+    const hash = hashApiToken(secret.toLowerCase());
+    const token = await store.findApiToken(owner.id, hash);
+    if (token) {
+      permit = token.permit;
+      store.touchApiToken(owner.id, hash, now);
+    }
+  }
+  if (permit === null && (await verifyPassword(secret, owner.passwordHash))) permit = owner.rights;
+  if (permit === null) return { ok: false, reason: 'wrong password or token' };
+  if (!hasRight(permit, 'v2')) return { ok: false, reason: 'missing right v2' };
+
+  const vehicles = await store.listVehicles(owner.id);
+  const vehicle = w.vehicleId === '*' ? vehicles[0] : vehicles.find((v) => v.id === w.vehicleId);
+  if (!vehicle) return { ok: false, reason: w.vehicleId === '*' ? 'user has no vehicle' : 'vehicle not owned by user' };
+  if (w.clientType === 'S' && vehicle.type !== 'SERVER') {
+    return { ok: false, reason: 'peer server login for a vehicle that is not of type SERVER' };
+  }
+  return {
+    ok: true,
+    vehicle,
+    reply: scheme1Reply(username, vehicle.id, vehicles.map((v) => v.id)),
+    cipher: null,
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * The composition root of `vts serve`: opens the store, builds the hub, starts the listeners and
+ * the housekeeping timers, and shuts everything down in order.
+ */
+import { readFileSync } from 'node:fs';
+import type { Logger } from 'pino';
+import {
+  DEFAULT_ADDRESS_THROTTLE,
+  DEFAULT_LOGIN_THROTTLE,
+  LoginThrottle,
+  type LoginThrottleOptions,
+} from './core/login-throttle.js';
+import { DEFAULT_TIMEOUTS, type InactivityTimeouts } from './core/mp/inactivity.js';
+import { startOfUtcDay } from './core/time.js';
+import { VtsError } from './errors.js';
+import { Hub, type HubOptions } from './hub/hub.js';
+import { DEFAULT_LIMITS, type MpContext, type MpLimits } from './mp/context.js';
+import { startMpListener, type MpListener } from './mp/listener.js';
+import { openStore } from './store/open.js';
+import type { Store } from './store/store.js';
+import { SERVER_VERSION } from './version.js';
+
+export interface ServerConfig {
+  dataDir: string;
+  /** Address to bind; undefined = all interfaces. */
+  bind?: string;
+  mpPort: number;
+  mpTlsPort: number;
+  httpPort: number;
+  httpsPort: number;
+  tlsCert?: string;
+  tlsKey?: string;
+  timeouts?: Partial<InactivityTimeouts>;
+  limits?: Partial<MpLimits>;
+  /** Failed-login throttling per (address, vehicle or user). */
+  loginThrottle?: Partial<LoginThrottleOptions>;
+  /** Failed-login throttling per address. */
+  addressThrottle?: Partial<LoginThrottleOptions>;
+  /** Seconds car messages are kept as history (0 = off). Default 86400. */
+  messageHistory?: number;
+  /** Seconds notifications are kept as history (0 = off). Default 2592000. */
+  notificationHistory?: number;
+  /** Days of traffic accounting kept and reported by command 30. Default 90. */
+  utilisationDays?: number;
+  /** Inactivity sweep period (ms). Default 10 s. */
+  sweepIntervalMs?: number;
+  /** Housekeeping period (ms): expiry purge, traffic flush. Default 60 s. */
+  housekeepingMs?: number;
+  /** Write-behind delay of the store (ms). Default 100. */
+  writeBehindMs?: number;
+}
+
+export interface Ports {
+  mp: number;
+  mpTls: number | null;
+  http: number | null;
+  https: number | null;
+}
+
+export interface RunningServer {
+  readonly ports: Ports;
+  readonly hub: Hub;
+  readonly store: Store;
+  readonly mp: MpListener;
+  /** Stops accepting, closes connections, flushes and closes the store. */
+  close(): Promise<void>;
+}
+
+const PURGE_BATCH = 2500;
+
+function loadTls(config: ServerConfig): { cert: Buffer; key: Buffer } | undefined {
+  if (!config.tlsCert && !config.tlsKey) return undefined;
+  if (!config.tlsCert || !config.tlsKey) {
+    throw new VtsError('VTS_ERR_TLS', '--tls-cert and --tls-key must be given together');
+  }
+  try {
+    return { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) };
+  } catch (err) {
+    throw new VtsError('VTS_ERR_TLS', (err as Error).message, { cause: err });
+  }
+}
+
+export async function startServer(config: ServerConfig, log: Logger): Promise<RunningServer> {
+  const tls = loadTls(config);
+  const store = await openStore(config.dataDir, {
+    writeBehindMs: config.writeBehindMs ?? 100,
+    onBackgroundError: (err: unknown) => log.error({ err }, 'store: background write failed'),
+  });
+  const hubOptions: HubOptions = {
+    serverVersion: SERVER_VERSION,
+    messageHistorySeconds: config.messageHistory ?? 86400,
+    notificationHistorySeconds: config.notificationHistory ?? 2592000,
+    utilisationDays: config.utilisationDays ?? 90,
+  };
+  const hub = new Hub(store, log, hubOptions);
+  let connectionIds = 0;
+  const ctx: MpContext = {
+    hub,
+    store,
+    log,
+    throttle: new LoginThrottle({ ...DEFAULT_LOGIN_THROTTLE, ...config.loginThrottle }),
+    addressThrottle: new LoginThrottle({ ...DEFAULT_ADDRESS_THROTTLE, ...config.addressThrottle }),
+    timeouts: { ...DEFAULT_TIMEOUTS, ...config.timeouts },
+    limits: { ...DEFAULT_LIMITS, ...config.limits },
+    carAuthFailed: new Set(),
+    nextConnectionId: () => ++connectionIds,
+  };
+
+  let mp: MpListener;
+  try {
+    mp = await startMpListener(ctx, {
+      host: config.bind,
+      port: config.mpPort,
+      tlsPort: tls ? config.mpTlsPort : null,
+      tls,
+      sweepIntervalMs: config.sweepIntervalMs ?? 10_000,
+    });
+  } catch (err) {
+    await store.close();
+    throw new VtsError('VTS_ERR_LISTEN', (err as Error).message, { cause: err });
+  }
+
+  const flushTraffic = async (): Promise<void> => {
+    const now = hub.seconds();
+    for (const peer of hub.peers()) hub.traffic.collect(peer, now);
+    const deltas = hub.traffic.drain();
+    if (deltas.length > 0) store.addUtilisation(deltas);
+  };
+  let housekeepingRunning = false;
+  const housekeeping = async (): Promise<void> => {
+    if (housekeepingRunning) return;
+    housekeepingRunning = true;
+    try {
+      await flushTraffic();
+      const now = hub.seconds();
+      // bounded batches, yielding between them so that traffic is never blocked for long
+      for (let k = 0; k < 40; k++) {
+        const n = await store.purgeExpiredHistorical(now, PURGE_BATCH);
+        if (n < PURGE_BATCH) break;
+        await new Promise((r) => setImmediate(r));
+      }
+      await store.purgeUtilisation(startOfUtcDay(now) - (hubOptions.utilisationDays - 1) * 86400);
+      ctx.throttle.sweep(now);
+      ctx.addressThrottle.sweep(now);
+    } catch (err) {
+      log.error({ err }, 'housekeeping failed');
+    } finally {
+      housekeepingRunning = false;
+    }
+  };
+  const timer = setInterval(() => void housekeeping(), config.housekeepingMs ?? 60_000);
+  timer.unref();
+
+  let closing: Promise<void> | undefined;
+  return {
+    ports: { mp: mp.port, mpTls: mp.tlsPort, http: null, https: null },
+    hub,
+    store,
+    mp,
+    close() {
+      closing ??= (async () => {
+        clearInterval(timer);
+        await mp.close();
+        await flushTraffic();
+        await store.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,219 @@
+/**
+ * The persistence interface of vts. Nothing outside src/store/ writes SQL; every database gets
+ * one implementation of this interface (SQLite now, PostgreSQL next).
+ *
+ * Conventions:
+ * - Times are epoch seconds (integers, UTC).
+ * - Vehicle ids are stored and looked up upper-cased; callers pass them upper-cased.
+ * - User names are unique case-insensitively and looked up case-insensitively.
+ * - Hot-path writes (`putCarMessage`, `addHistorical` without `durable`, `addUtilisation`) are
+ *   buffered and committed in batches at most `writeBehindMs` later; reads always see them
+ *   (read-your-writes), and `flush()` commits them now.
+ */
+import type { ClientType } from '../core/mp/welcome.js';
+
+export interface Owner {
+  id: number;
+  name: string;
+  /** Rights granted by the account password (`*` = everything). */
+  rights: string;
+  created: number;
+}
+
+export interface OwnerWithSecret extends Owner {
+  /** scrypt hash in the text form of src/auth/password.ts. */
+  passwordHash: string;
+}
+
+export type VehicleType = 'CAR' | 'SERVER';
+
+export interface Vehicle {
+  id: string;
+  ownerId: number;
+  ownerName: string;
+  name: string;
+  /** The MP scheme-0 shared secret: needed in clear for HMAC-MD5 (see docs/compatibility.md). */
+  carPassword: string;
+  type: VehicleType;
+  /** Last paranoid token the car announced (`ET`), '' when none. */
+  paranoidToken: string;
+  /** Time of the last stored car message; null when the car never sent one. */
+  lastUpdate: number | null;
+  created: number;
+}
+
+export interface NewVehicle {
+  id: string;
+  ownerId: number;
+  name: string;
+  carPassword: string;
+  type?: VehicleType;
+}
+
+/** The latest message of one code from a car (mp-protocol.md §9.1). */
+export interface CarMessage {
+  code: string;
+  data: string;
+  time: number;
+  paranoid: boolean;
+  /** Paranoid token in force on the car's connection when the message was stored. */
+  ptoken: string;
+  valid: boolean;
+}
+
+export interface HistoricalRecord {
+  vehicleId: string;
+  type: string;
+  recordNumber: number;
+  time: number;
+  data: string;
+  expires: number;
+}
+
+export interface HistoricalSummary {
+  type: string;
+  distinctRecords: number;
+  totalRecords: number;
+  /** Σ (len(type) + len(data) + len(vehicleid) + 20), as REF computes it. */
+  totalSize: number;
+  first: number;
+  last: number;
+}
+
+/** Bytes counted for one vehicle, client type and UTC day. */
+export interface UtilisationDelta {
+  vehicleId: string;
+  /** Epoch seconds of the UTC midnight starting the day. */
+  day: number;
+  clientType: ClientType;
+  /** Bytes the server received from clients of that type. */
+  rx: number;
+  /** Bytes the server sent to clients of that type. */
+  tx: number;
+}
+
+export interface UtilisationRow {
+  day: number;
+  clientType: ClientType;
+  rx: number;
+  tx: number;
+}
+
+export interface ApiToken {
+  ownerId: number;
+  /** Hex SHA-256 of the token; the token itself is never stored. */
+  tokenHash: string;
+  application: string;
+  purpose: string;
+  permit: string;
+  created: number;
+  lastUsed: number | null;
+}
+
+export interface PushSubscription {
+  ownerId: number;
+  vehicleId: string;
+  appId: string;
+  pushType: string;
+  pushKeyType: string;
+  pushKeyValue: string;
+  lastUpdated: number;
+  active: boolean;
+}
+
+export interface AutoProvisionRecord {
+  key: string;
+  serverToken: string;
+  serverDigest: string;
+  message: string;
+  ownerId: number | null;
+}
+
+export interface Store {
+  // --- owners (users) ---
+  /** @throws VtsError VTS_ERR_DUPLICATE_USER */
+  addOwner(name: string, passwordHash: string, rights: string): Promise<Owner>;
+  getOwnerByName(name: string): Promise<OwnerWithSecret | undefined>;
+  getOwnerById(id: number): Promise<Owner | undefined>;
+  listOwners(): Promise<Owner[]>;
+  /** @returns false when there is no such user */
+  setOwnerPassword(name: string, passwordHash: string): Promise<boolean>;
+  /** @returns false when there is no such user */
+  setOwnerRights(name: string, rights: string): Promise<boolean>;
+  /**
+   * Removes the user with its tokens and push subscriptions.
+   * @throws VtsError VTS_ERR_USER_HAS_VEHICLES while vehicles belong to it
+   * @returns false when there is no such user
+   */
+  removeOwner(name: string): Promise<boolean>;
+
+  // --- vehicles ---
+  /** @throws VtsError VTS_ERR_DUPLICATE_VEHICLE, VTS_ERR_UNKNOWN_USER */
+  addVehicle(v: NewVehicle): Promise<Vehicle>;
+  getVehicle(id: string): Promise<Vehicle | undefined>;
+  /** Ordered by vehicle id. */
+  listVehicles(ownerId?: number): Promise<Vehicle[]>;
+  /** Removes the vehicle and all its data (messages, history, utilisation, subscriptions). */
+  removeVehicle(id: string): Promise<boolean>;
+  /**
+   * Records a new paranoid token: stored paranoid messages with another token become invalid.
+   */
+  setParanoidToken(vehicleId: string, token: string): Promise<void>;
+
+  // --- latest car messages (hot path) ---
+  /** Upserts the latest message of `msg.code` and the vehicle's last update (write-behind). */
+  putCarMessage(vehicleId: string, msg: Omit<CarMessage, 'valid'>): void;
+  /** Stored messages of a vehicle (valid ones only unless `includeInvalid`), in no defined order. */
+  getCarMessages(vehicleId: string, includeInvalid?: boolean): Promise<CarMessage[]>;
+
+  // --- historical records ---
+  /**
+   * Upserts a record (key: vehicle, type, record number, time). Buffered unless `durable`:
+   * a durable write resolves only once the record (and everything buffered before it) is
+   * committed to stable storage.
+   */
+  addHistorical(rec: HistoricalRecord, durable?: boolean): Promise<void>;
+  /** One row per record type (ordered by type) of records with time > since. */
+  summarizeHistorical(vehicleId: string, since: number): Promise<HistoricalSummary[]>;
+  /** Records of one type with time > since, ordered by time then record number. */
+  getHistorical(vehicleId: string, type: string, since: number): Promise<HistoricalRecord[]>;
+  /** Deletes at most `limit` records that expired before `now`; returns how many. */
+  purgeExpiredHistorical(now: number, limit: number): Promise<number>;
+
+  // --- traffic accounting ---
+  /** Adds the byte counts to the per (vehicle, day, client type) totals (write-behind). */
+  addUtilisation(deltas: readonly UtilisationDelta[]): void;
+  /** Totals of the vehicle for days ≥ sinceDay, newest day first. */
+  getUtilisation(vehicleId: string, sinceDay: number): Promise<UtilisationRow[]>;
+  /** Deletes utilisation rows of days before `beforeDay`; returns how many. */
+  purgeUtilisation(beforeDay: number): Promise<number>;
+
+  // --- API tokens ---
+  addApiToken(t: ApiToken): Promise<void>;
+  findApiToken(ownerId: number, tokenHash: string): Promise<ApiToken | undefined>;
+  listApiTokens(ownerId: number): Promise<ApiToken[]>;
+  removeApiToken(ownerId: number, tokenHash: string): Promise<boolean>;
+  touchApiToken(ownerId: number, tokenHash: string, time: number): void;
+
+  // --- push subscriptions ---
+  upsertPushSubscription(s: PushSubscription): Promise<void>;
+  listPushSubscriptions(ownerId: number, vehicleId: string): Promise<PushSubscription[]>;
+
+  // --- auto-provisioning ---
+  getAutoProvision(key: string): Promise<AutoProvisionRecord | undefined>;
+  putAutoProvision(rec: AutoProvisionRecord): Promise<void>;
+  removeAutoProvision(key: string): Promise<boolean>;
+
+  // --- lifecycle ---
+  /** Commits everything buffered. */
+  flush(): Promise<void>;
+  /** Flushes and closes; later calls reject with VTS_ERR_STORE_CLOSED. */
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  /** Maximum delay of a buffered write (default 100 ms). */
+  writeBehindMs?: number;
+  /** Called with errors of background commits (which have no caller to reject). */
+  onBackgroundError?: (err: unknown) => void;
+}
