@@ -1,0 +1,214 @@
+/**
+ * What the admin commands (`vts user …`, `vts vehicle …`) share: the `--data-dir`/`--config`
+ * options, opening the store for the duration of one command, reading a password from stdin,
+ * input validation at the edge and plain-text tables.
+ */
+import { readFileSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+import type { Command } from 'commander';
+import { addConfigFileOption, addConfigOption } from '../config.js';
+import { VtsError } from '../errors.js';
+import { openStore } from '../store/open.js';
+import type { Store } from '../store/store.js';
+
+export interface StoreCommandOptions {
+  dataDir: string;
+  config?: string;
+}
+
+/** Adds `--config` and `--data-dir` (env VTS_DATA_DIR, default ./data) to an admin command. */
+export function addStoreOptions(cmd: Command): Command {
+  addConfigFileOption(cmd);
+  addConfigOption(cmd, '--data-dir <dir>', 'folder of the SQLite database', { default: './data' });
+  return cmd;
+}
+
+/**
+ * The option values of `cmd`, with the `--config` file filling in what neither a flag nor the
+ * environment set. Unlike the server, an admin command ignores the keys it does not know, so one
+ * config file serves `vts serve` and the admin commands alike.
+ */
+export function resolveAdminOptions<T extends object>(cmd: Command): T {
+  const file = cmd.getOptionValue('config') as string | undefined;
+  if (file) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new VtsError('VTS_ERR_CONFIG', `cannot read config file ${file}: ${(err as Error).message}`);
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      throw new VtsError('VTS_ERR_CONFIG', `config file ${file} must hold a JSON object`);
+    }
+    for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
+      const attr = key.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+      const opt = cmd.options.find((o) => o.attributeName() === attr);
+      if (!opt || attr === 'config') continue;
+      const source = cmd.getOptionValueSource(attr);
+      if (source === 'cli' || source === 'env') continue;
+      let v: unknown = value;
+      if (opt.parseArg && (typeof value === 'string' || typeof value === 'number')) {
+        v = opt.parseArg(String(value), undefined);
+      }
+      cmd.setOptionValueWithSource(attr, v, 'config');
+    }
+  }
+  return cmd.opts<T>();
+}
+
+/**
+ * Opens the store of a data directory, runs `fn`, and closes the store again: an admin command
+ * holds the database only as long as it needs it (the server may be using the same file).
+ */
+export async function withStore<T>(dataDir: string, fn: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(dataDir);
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+// --- output ---
+
+export function say(line: string): void {
+  process.stdout.write(line + '\n');
+}
+
+/** Left-aligned columns separated by two spaces; the header row first. */
+export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [header, ...rows].map(line).join('\n') + '\n';
+}
+
+// --- validation at the edge ---
+
+function invalid(detail: string): VtsError {
+  return new VtsError('VTS_ERR_INVALID_INPUT', detail);
+}
+
+const USER_NAME = /^[A-Za-z0-9._@-]{1,60}$/;
+const VEHICLE_ID = /^[A-Za-z0-9._-]{1,32}$/;
+const CAR_PASSWORD = /^\S{1,255}$/;
+const MAX_PASSWORD = 1024;
+const MAX_VEHICLE_NAME = 64;
+
+export function validateUserName(name: string): string {
+  if (!USER_NAME.test(name)) {
+    throw invalid(`user name must be 1-60 characters of A-Z a-z 0-9 . _ @ -: ${JSON.stringify(name)}`);
+  }
+  return name;
+}
+
+/** Returns the id upper-cased. */
+export function validateVehicleId(id: string): string {
+  if (!VEHICLE_ID.test(id)) {
+    throw invalid(`vehicle id must be 1-32 characters of A-Z a-z 0-9 . _ -: ${JSON.stringify(id)}`);
+  }
+  return id.toUpperCase();
+}
+
+/** Never echoes the password itself. */
+export function validateUserPassword(password: string): string {
+  if (password.length === 0) throw invalid('the password is empty');
+  if (password.length > MAX_PASSWORD) throw invalid(`the password is longer than ${MAX_PASSWORD} characters`);
+  if (/[\r\n]/.test(password)) throw invalid('the password contains a line break');
+  return password;
+}
+
+/** The MP shared secret: 1-255 characters without whitespace (commas are fine). */
+export function validateCarPassword(password: string): string {
+  if (password.length === 0) throw invalid('the password is empty');
+  if (!CAR_PASSWORD.test(password)) throw invalid('a car password must be 1-255 characters without whitespace');
+  return password;
+}
+
+export function validateVehicleName(name: string): string {
+  if (name.length > MAX_VEHICLE_NAME) throw invalid(`the vehicle name is longer than ${MAX_VEHICLE_NAME} characters`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(name)) throw invalid('the vehicle name contains control characters');
+  return name;
+}
+
+// --- passwords from stdin ---
+
+const MAX_LINE = 64 * 1024;
+
+/** The first line of a stream (without its line break), or everything up to the end. */
+export function readFirstLine(stream: Readable): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    const cleanup = (): void => {
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      stream.off('error', onError);
+      stream.pause();
+    };
+    const done = (line: string): void => {
+      cleanup();
+      resolve(line.replace(/\r$/, ''));
+    };
+    const onData = (chunk: string | Buffer): void => {
+      buf += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+      const nl = buf.indexOf('\n');
+      if (nl >= 0) done(buf.slice(0, nl));
+      else if (buf.length > MAX_LINE) {
+        cleanup();
+        reject(invalid('the first line of stdin is too long'));
+      }
+    };
+    const onEnd = (): void => done(buf);
+    const onError = (err: Error): void => {
+      cleanup();
+      reject(err);
+    };
+    stream.on('data', onData);
+    stream.on('end', onEnd);
+    stream.on('error', onError);
+    stream.resume();
+  });
+}
+
+/** Asks for a password on the terminal without echoing it. */
+function promptHidden(prompt: string): Promise<string> {
+  const stdin = process.stdin;
+  return new Promise((resolve, reject) => {
+    let value = '';
+    process.stderr.write(prompt);
+    stdin.setRawMode(true);
+    stdin.setEncoding('utf8');
+    const finish = (err?: Error): void => {
+      stdin.off('data', onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+      process.stderr.write('\n');
+      if (err) reject(err);
+      else resolve(value);
+    };
+    const onData = (chunk: string): void => {
+      for (const ch of chunk) {
+        if (ch === '\r' || ch === '\n' || ch === '\u0004') return finish();
+        if (ch === '\u0003') return finish(invalid('cancelled'));
+        if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
+        else value += ch;
+      }
+    };
+    stdin.on('data', onData);
+    stdin.resume();
+  });
+}
+
+/**
+ * The password given by an option: the value itself, or, for `-` or no value, the first line of
+ * stdin (a hidden prompt when stdin is a terminal).
+ */
+export async function passwordFromOption(value: string | undefined, what = 'password'): Promise<string> {
+  if (value !== undefined && value !== '-') return value;
+  if (process.stdin.isTTY) return promptHidden(`${what}: `);
+  return readFirstLine(process.stdin);
+}

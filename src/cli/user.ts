@@ -1,0 +1,116 @@
+/** `vts user add|passwd|list|remove`: the accounts (owners) of the server. */
+import type { Command } from 'commander';
+import { hashPassword } from '../auth/password.js';
+import { normaliseRights } from '../core/auth/rights.js';
+import { formatUtc } from '../core/time.js';
+import { VtsError } from '../errors.js';
+import {
+  addStoreOptions,
+  formatTable,
+  passwordFromOption,
+  resolveAdminOptions,
+  say,
+  validateUserName,
+  validateUserPassword,
+  withStore,
+  type StoreCommandOptions,
+} from './shared-options.js';
+
+interface PasswordOptions extends StoreCommandOptions {
+  password?: string;
+}
+
+interface AddOptions extends PasswordOptions {
+  rights: string;
+}
+
+interface ListOptions extends StoreCommandOptions {
+  json?: boolean;
+}
+
+function validateRights(text: string): string {
+  const rights = normaliseRights(text);
+  if (rights === '') throw new VtsError('VTS_ERR_INVALID_INPUT', 'empty rights list (use "none" for no rights)');
+  if (!/^(\*|[A-Za-z0-9_.*-]+(,[A-Za-z0-9_.*-]+)*)$/.test(rights)) {
+    throw new VtsError('VTS_ERR_INVALID_INPUT', `rights must be "*" or a comma list of names: ${JSON.stringify(text)}`);
+  }
+  return rights;
+}
+
+async function readPassword(value: string | undefined): Promise<string> {
+  return validateUserPassword(await passwordFromOption(value, 'password'));
+}
+
+export function registerUser(program: Command): void {
+  const user = program.command('user').description('manage user accounts (vehicle owners)');
+
+  const add = user
+    .command('add')
+    .description('add a user')
+    .argument('<name>', 'user name: 1-60 characters of A-Z a-z 0-9 . _ @ -')
+    .requiredOption('--password <password>', 'the password; "-" reads the first line of stdin')
+    .option('--rights <list>', 'rights of the account password: "*" or a comma list', '*');
+  addStoreOptions(add).action(async (nameArg: string) => {
+    const o = resolveAdminOptions<AddOptions>(add);
+    const name = validateUserName(nameArg);
+    const rights = validateRights(o.rights);
+    const hash = await hashPassword(await readPassword(o.password));
+    await withStore(o.dataDir, (store) => store.addOwner(name, hash, rights));
+    say(`user ${name} added`);
+  });
+
+  const passwd = user
+    .command('passwd')
+    .description("change a user's password (read from stdin when --password is not given)")
+    .argument('<name>', 'user name')
+    .option('--password <password>', 'the new password; "-" reads the first line of stdin');
+  addStoreOptions(passwd).action(async (nameArg: string) => {
+    const o = resolveAdminOptions<PasswordOptions>(passwd);
+    const name = validateUserName(nameArg);
+    const hash = await hashPassword(await readPassword(o.password));
+    const found = await withStore(o.dataDir, (store) => store.setOwnerPassword(name, hash));
+    if (!found) throw new VtsError('VTS_ERR_UNKNOWN_USER', name);
+    say(`password of user ${name} changed`);
+  });
+
+  const list = user
+    .command('list')
+    .description('list the users (created times in UTC)')
+    .option('--json', 'print a JSON array');
+  addStoreOptions(list).action(async () => {
+    const o = resolveAdminOptions<ListOptions>(list);
+    const rows = await withStore(o.dataDir, async (store) => {
+      const [owners, vehicles] = await Promise.all([store.listOwners(), store.listVehicles()]);
+      const counts = new Map<number, number>();
+      for (const v of vehicles) counts.set(v.ownerId, (counts.get(v.ownerId) ?? 0) + 1);
+      return owners.map((u) => ({
+        name: u.name,
+        rights: u.rights,
+        vehicles: counts.get(u.id) ?? 0,
+        created: formatUtc(u.created),
+      }));
+    });
+    if (o.json) {
+      process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
+    } else {
+      process.stdout.write(
+        formatTable(
+          ['NAME', 'RIGHTS', 'VEHICLES', 'CREATED (UTC)'],
+          rows.map((r) => [r.name, r.rights, String(r.vehicles), r.created]),
+        ),
+      );
+    }
+  });
+
+  const remove = user
+    .command('remove')
+    .description('remove a user without vehicles (with its API tokens and push subscriptions)')
+    .argument('<name>', 'user name');
+  addStoreOptions(remove).action(async (nameArg: string) => {
+    const o = resolveAdminOptions<StoreCommandOptions>(remove);
+    const name = validateUserName(nameArg);
+    const found = await withStore(o.dataDir, (store) => store.removeOwner(name));
+    if (!found) throw new VtsError('VTS_ERR_UNKNOWN_USER', name);
+    say(`user ${name} removed`);
+  });
+}

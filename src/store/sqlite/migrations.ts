@@ -1,0 +1,168 @@
+/**
+ * The SQLite schema as an ordered list of migrations. Migration i (0-based) brings a database from
+ * `PRAGMA user_version` i to i + 1; a fresh file has user_version 0. Never edit a released
+ * migration: append a new one.
+ *
+ * Times are integer epoch seconds (UTC). Vehicle ids are stored upper-cased (BINARY comparison);
+ * owner names compare case-insensitively (NOCASE); message codes and record types are
+ * case-sensitive.
+ */
+import type Database from 'better-sqlite3';
+import { VtsError } from '../../errors.js';
+
+export interface Migration {
+  description: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    description: 'initial schema',
+    sql: `
+      -- AUTOINCREMENT: an id is never reused, so nothing that still refers to a removed owner
+      -- (a session, a log line) can ever designate a later one.
+      CREATE TABLE owners (
+        id            INTEGER PRIMARY KEY AUTOINCREMENT,
+        name          TEXT    NOT NULL UNIQUE COLLATE NOCASE,
+        password_hash TEXT    NOT NULL,
+        rights        TEXT    NOT NULL DEFAULT '*',
+        created       INTEGER NOT NULL
+      );
+
+      CREATE TABLE vehicles (
+        id             TEXT    NOT NULL PRIMARY KEY,
+        owner_id       INTEGER NOT NULL REFERENCES owners (id) ON DELETE RESTRICT,
+        name           TEXT    NOT NULL DEFAULT '',
+        car_password   TEXT    NOT NULL,
+        type           TEXT    NOT NULL DEFAULT 'CAR' CHECK (type IN ('CAR', 'SERVER')),
+        paranoid_token TEXT    NOT NULL DEFAULT '',
+        last_update    INTEGER,
+        created        INTEGER NOT NULL
+      );
+      CREATE INDEX vehicles_owner ON vehicles (owner_id);
+
+      CREATE TABLE car_messages (
+        vehicle_id TEXT    NOT NULL REFERENCES vehicles (id) ON DELETE CASCADE,
+        code       TEXT    NOT NULL,
+        data       TEXT    NOT NULL,
+        time       INTEGER NOT NULL,
+        paranoid   INTEGER NOT NULL DEFAULT 0,
+        ptoken     TEXT    NOT NULL DEFAULT '',
+        valid      INTEGER NOT NULL DEFAULT 1,
+        PRIMARY KEY (vehicle_id, code)
+      ) WITHOUT ROWID;
+
+      -- The key is (vehicle_id, type, record_number, time); its columns are ordered so that the
+      -- primary-key index also serves "records of a type since T, by time then record number".
+      CREATE TABLE historical (
+        vehicle_id    TEXT    NOT NULL REFERENCES vehicles (id) ON DELETE CASCADE,
+        type          TEXT    NOT NULL,
+        record_number INTEGER NOT NULL,
+        time          INTEGER NOT NULL,
+        data          TEXT    NOT NULL,
+        expires       INTEGER NOT NULL,
+        PRIMARY KEY (vehicle_id, type, time, record_number)
+      );
+      CREATE INDEX historical_expires ON historical (expires);
+
+      CREATE TABLE utilisation (
+        vehicle_id  TEXT    NOT NULL REFERENCES vehicles (id) ON DELETE CASCADE,
+        day         INTEGER NOT NULL,
+        client_type TEXT    NOT NULL,
+        rx          INTEGER NOT NULL DEFAULT 0,
+        tx          INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (vehicle_id, day, client_type)
+      ) WITHOUT ROWID;
+      CREATE INDEX utilisation_day ON utilisation (day);
+
+      CREATE TABLE api_tokens (
+        owner_id    INTEGER NOT NULL REFERENCES owners (id) ON DELETE CASCADE,
+        token_hash  TEXT    NOT NULL,
+        application TEXT    NOT NULL DEFAULT '',
+        purpose     TEXT    NOT NULL DEFAULT '',
+        permit      TEXT    NOT NULL DEFAULT 'none',
+        created     INTEGER NOT NULL,
+        last_used   INTEGER,
+        PRIMARY KEY (owner_id, token_hash)
+      ) WITHOUT ROWID;
+
+      CREATE TABLE push_subscriptions (
+        owner_id       INTEGER NOT NULL REFERENCES owners (id) ON DELETE CASCADE,
+        vehicle_id     TEXT    NOT NULL REFERENCES vehicles (id) ON DELETE CASCADE,
+        app_id         TEXT    NOT NULL,
+        push_type      TEXT    NOT NULL,
+        push_key_type  TEXT    NOT NULL,
+        push_key_value TEXT    NOT NULL,
+        last_updated   INTEGER NOT NULL,
+        active         INTEGER NOT NULL DEFAULT 1,
+        PRIMARY KEY (owner_id, vehicle_id, app_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX push_subscriptions_vehicle ON push_subscriptions (vehicle_id);
+
+      CREATE TABLE autoprovision (
+        key           TEXT    NOT NULL PRIMARY KEY,
+        server_token  TEXT    NOT NULL,
+        server_digest TEXT    NOT NULL,
+        message       TEXT    NOT NULL,
+        owner_id      INTEGER REFERENCES owners (id) ON DELETE SET NULL
+      );
+      CREATE INDEX autoprovision_owner ON autoprovision (owner_id);
+
+      -- History as the reference server showed it: stored records plus the traffic counters,
+      -- which REF kept as records of type '*-OVM-Utilisation' (mp-protocol.md §17):
+      -- 0 = server sent to the car, 1 = server received from the car, 2 = sent to apps,
+      -- 3 = received from apps; time = the day; data = the decimal count. REF expired them at
+      -- the next UTC midnight, hence expires = day + 86400 (vts keeps them until
+      -- purgeUtilisation).
+      CREATE VIEW historical_all (vehicle_id, type, record_number, time, data, expires) AS
+        SELECT vehicle_id, type, record_number, time, data, expires FROM historical
+        UNION ALL
+        SELECT vehicle_id, '*-OVM-Utilisation', 0, day, CAST(tx AS TEXT), day + 86400
+          FROM utilisation WHERE client_type = 'C'
+        UNION ALL
+        SELECT vehicle_id, '*-OVM-Utilisation', 1, day, CAST(rx AS TEXT), day + 86400
+          FROM utilisation WHERE client_type = 'C'
+        UNION ALL
+        SELECT vehicle_id, '*-OVM-Utilisation', 2, day, CAST(tx AS TEXT), day + 86400
+          FROM utilisation WHERE client_type = 'A'
+        UNION ALL
+        SELECT vehicle_id, '*-OVM-Utilisation', 3, day, CAST(rx AS TEXT), day + 86400
+          FROM utilisation WHERE client_type = 'A';
+    `,
+  },
+];
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+function userVersion(db: Database.Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+/**
+ * Brings the database up to SCHEMA_VERSION. Safe when several processes open the same file at
+ * once: the version is re-read inside an IMMEDIATE (write-locked) transaction, and the version
+ * bump commits atomically with the migration.
+ * @throws VtsError VTS_ERR_STORE_SCHEMA when the file was written by a newer vts
+ */
+export function migrate(db: Database.Database): void {
+  const check = (v: number): void => {
+    if (v > SCHEMA_VERSION) {
+      throw new VtsError(
+        'VTS_ERR_STORE_SCHEMA',
+        `schema version ${v}, this vts knows up to ${SCHEMA_VERSION}`,
+      );
+    }
+  };
+  const found = userVersion(db);
+  check(found);
+  if (found === SCHEMA_VERSION) return;
+  db.transaction(() => {
+    const current = userVersion(db);
+    check(current);
+    for (let v = current; v < SCHEMA_VERSION; v++) {
+      db.exec(MIGRATIONS[v]!.sql);
+    }
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
+}

@@ -1,0 +1,698 @@
+/**
+ * The SQLite implementation of Store (better-sqlite3, WAL, synchronous=FULL).
+ *
+ * Several processes share the file (the server and the admin CLI), so owners and vehicles are
+ * always read from the database, never cached. Hot-path writes go through a WriteBehindBuffer and
+ * are committed in one IMMEDIATE transaction per batch; reads overlay what is still buffered.
+ */
+import Database from 'better-sqlite3';
+import { VtsError } from '../../errors.js';
+import type { ClientType } from '../../core/mp/welcome.js';
+import type {
+  ApiToken,
+  AutoProvisionRecord,
+  CarMessage,
+  HistoricalRecord,
+  HistoricalSummary,
+  NewVehicle,
+  Owner,
+  OwnerWithSecret,
+  PushSubscription,
+  Store,
+  StoreOptions,
+  UtilisationDelta,
+  UtilisationRow,
+  Vehicle,
+  VehicleType,
+} from '../store.js';
+import { WriteBehindBuffer, type WriteBatch } from '../write-behind.js';
+import { migrate } from './migrations.js';
+
+const BUSY_TIMEOUT_MS = 5000;
+
+interface OwnerRow {
+  id: number;
+  name: string;
+  rights: string;
+  created: number;
+  password_hash: string;
+}
+
+interface VehicleRow {
+  id: string;
+  owner_id: number;
+  owner_name: string;
+  name: string;
+  car_password: string;
+  type: string;
+  paranoid_token: string;
+  last_update: number | null;
+  created: number;
+}
+
+interface CarMessageRow {
+  code: string;
+  data: string;
+  time: number;
+  paranoid: number;
+  ptoken: string;
+  valid: number;
+}
+
+interface HistoricalRow {
+  type: string;
+  record_number: number;
+  time: number;
+  data: string;
+  expires: number;
+}
+
+interface SummaryRow {
+  type: string;
+  distinct_records: number;
+  total_records: number;
+  total_size: number;
+  first: number;
+  last: number;
+}
+
+interface UtilisationDbRow {
+  day: number;
+  client_type: string;
+  rx: number;
+  tx: number;
+}
+
+interface ApiTokenRow {
+  owner_id: number;
+  token_hash: string;
+  application: string;
+  purpose: string;
+  permit: string;
+  created: number;
+  last_used: number | null;
+}
+
+interface PushRow {
+  owner_id: number;
+  vehicle_id: string;
+  app_id: string;
+  push_type: string;
+  push_key_type: string;
+  push_key_value: string;
+  last_updated: number;
+  active: number;
+}
+
+interface AutoProvisionRow {
+  key: string;
+  server_token: string;
+  server_digest: string;
+  message: string;
+  owner_id: number | null;
+}
+
+const VEHICLE_COLUMNS = `v.id, v.owner_id, o.name AS owner_name, v.name, v.car_password, v.type,
+  v.paranoid_token, v.last_update, v.created`;
+
+function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+/** A `since` bound SQLite can compare with (parseSince may give -Infinity for "everything"). */
+function bound(since: number): number {
+  if (Number.isNaN(since)) return Number.MIN_SAFE_INTEGER;
+  return Math.min(Number.MAX_SAFE_INTEGER, Math.max(Number.MIN_SAFE_INTEGER, Math.floor(since)));
+}
+
+function sqliteCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  const c = sqliteCode(err);
+  return c === 'SQLITE_CONSTRAINT_UNIQUE' || c === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+function isForeignKeyViolation(err: unknown): boolean {
+  return sqliteCode(err) === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
+function toOwner(r: OwnerRow): Owner {
+  return { id: r.id, name: r.name, rights: r.rights, created: r.created };
+}
+
+function toApiToken(r: ApiTokenRow): ApiToken {
+  return {
+    ownerId: r.owner_id,
+    tokenHash: r.token_hash,
+    application: r.application,
+    purpose: r.purpose,
+    permit: r.permit,
+    created: r.created,
+    lastUsed: r.last_used,
+  };
+}
+
+function toHistorical(vehicleId: string, r: HistoricalRow): HistoricalRecord {
+  return { vehicleId, type: r.type, recordNumber: r.record_number, time: r.time, data: r.data, expires: r.expires };
+}
+
+/** Every statement of the store, prepared once per connection. */
+function prepareStatements(db: Database.Database) {
+  return {
+    // owners
+    addOwner: db.prepare<[string, string, string, number], OwnerRow>(
+      `INSERT INTO owners (name, password_hash, rights, created) VALUES (?, ?, ?, ?)
+       RETURNING id, name, rights, created, password_hash`,
+    ),
+    ownerByName: db.prepare<[string], OwnerRow>(
+      'SELECT id, name, rights, created, password_hash FROM owners WHERE name = ?',
+    ),
+    ownerById: db.prepare<[number], OwnerRow>('SELECT id, name, rights, created, password_hash FROM owners WHERE id = ?'),
+    listOwners: db.prepare<[], OwnerRow>('SELECT id, name, rights, created, password_hash FROM owners ORDER BY name, id'),
+    setOwnerPassword: db.prepare<[string, string]>('UPDATE owners SET password_hash = ? WHERE name = ?'),
+    setOwnerRights: db.prepare<[string, string]>('UPDATE owners SET rights = ? WHERE name = ?'),
+    countOwnerVehicles: db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM vehicles WHERE owner_id = ?'),
+    deleteOwnerTokens: db.prepare<[number]>('DELETE FROM api_tokens WHERE owner_id = ?'),
+    deleteOwnerPush: db.prepare<[number]>('DELETE FROM push_subscriptions WHERE owner_id = ?'),
+    detachOwnerAutoProvision: db.prepare<[number]>('UPDATE autoprovision SET owner_id = NULL WHERE owner_id = ?'),
+    deleteOwner: db.prepare<[number]>('DELETE FROM owners WHERE id = ?'),
+
+    // vehicles
+    addVehicle: db.prepare<[string, number, string, string, string, number]>(
+      `INSERT INTO vehicles (id, owner_id, name, car_password, type, created) VALUES (?, ?, ?, ?, ?, ?)`,
+    ),
+    vehicle: db.prepare<[string], VehicleRow>(
+      `SELECT ${VEHICLE_COLUMNS} FROM vehicles v JOIN owners o ON o.id = v.owner_id WHERE v.id = ?`,
+    ),
+    listVehicles: db.prepare<[], VehicleRow>(
+      `SELECT ${VEHICLE_COLUMNS} FROM vehicles v JOIN owners o ON o.id = v.owner_id ORDER BY v.id`,
+    ),
+    listOwnerVehicles: db.prepare<[number], VehicleRow>(
+      `SELECT ${VEHICLE_COLUMNS} FROM vehicles v JOIN owners o ON o.id = v.owner_id
+       WHERE v.owner_id = ? ORDER BY v.id`,
+    ),
+    deleteVehicle: db.prepare<[string]>('DELETE FROM vehicles WHERE id = ?'),
+    setParanoidToken: db.prepare<[string, string]>('UPDATE vehicles SET paranoid_token = ? WHERE id = ?'),
+    invalidateParanoid: db.prepare<[string, string]>(
+      'UPDATE car_messages SET valid = 0 WHERE vehicle_id = ? AND paranoid = 1 AND ptoken <> ? AND valid = 1',
+    ),
+    setLastUpdate: db.prepare<[number, string]>('UPDATE vehicles SET last_update = ? WHERE id = ?'),
+
+    // car messages (rows of vehicles removed meanwhile, possibly by another process, are dropped)
+    putCarMessage: db.prepare<[string, string, number, number, string, number, string]>(
+      `INSERT INTO car_messages (vehicle_id, code, data, time, paranoid, ptoken, valid)
+       SELECT v.id, ?, ?, ?, ?, ?, ? FROM vehicles v WHERE v.id = ?
+       ON CONFLICT (vehicle_id, code) DO UPDATE SET data = excluded.data, time = excluded.time,
+         paranoid = excluded.paranoid, ptoken = excluded.ptoken, valid = excluded.valid`,
+    ),
+    carMessages: db.prepare<[string], CarMessageRow>(
+      'SELECT code, data, time, paranoid, ptoken, valid FROM car_messages WHERE vehicle_id = ?',
+    ),
+
+    // historical
+    putHistorical: db.prepare<[string, number, number, string, number, string]>(
+      `INSERT INTO historical (vehicle_id, type, record_number, time, data, expires)
+       SELECT v.id, ?, ?, ?, ?, ? FROM vehicles v WHERE v.id = ?
+       ON CONFLICT (vehicle_id, type, time, record_number) DO UPDATE SET data = excluded.data,
+         expires = excluded.expires`,
+    ),
+    // REF's totalsize counts bytes (MySQL LENGTH), hence octet_length.
+    summarizeHistorical: db.prepare<[string, number], SummaryRow>(
+      `SELECT type, count(DISTINCT record_number) AS distinct_records, count(*) AS total_records,
+         sum(octet_length(type) + octet_length(data) + octet_length(vehicle_id) + 20) AS total_size,
+         min(time) AS first, max(time) AS last
+       FROM historical_all WHERE vehicle_id = ? AND time > ?
+       GROUP BY type ORDER BY type`,
+    ),
+    getHistorical: db.prepare<[string, string, number], HistoricalRow>(
+      `SELECT type, record_number, time, data, expires FROM historical_all
+       WHERE vehicle_id = ? AND type = ? AND time > ? ORDER BY time, record_number`,
+    ),
+    purgeHistorical: db.prepare<[number, number]>(
+      `DELETE FROM historical WHERE rowid IN
+         (SELECT rowid FROM historical WHERE expires < ? LIMIT ?)`,
+    ),
+
+    // utilisation
+    addUtilisation: db.prepare<[number, string, number, number, string]>(
+      `INSERT INTO utilisation (vehicle_id, day, client_type, rx, tx)
+       SELECT v.id, ?, ?, ?, ? FROM vehicles v WHERE v.id = ?
+       ON CONFLICT (vehicle_id, day, client_type) DO UPDATE SET rx = rx + excluded.rx, tx = tx + excluded.tx`,
+    ),
+    getUtilisation: db.prepare<[string, number], UtilisationDbRow>(
+      `SELECT day, client_type, rx, tx FROM utilisation WHERE vehicle_id = ? AND day >= ?
+       ORDER BY day DESC, client_type`,
+    ),
+    purgeUtilisation: db.prepare<[number]>('DELETE FROM utilisation WHERE day < ?'),
+
+    // API tokens
+    addApiToken: db.prepare<[number, string, string, string, string, number, number | null]>(
+      `INSERT INTO api_tokens (owner_id, token_hash, application, purpose, permit, created, last_used)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    findApiToken: db.prepare<[number, string], ApiTokenRow>(
+      `SELECT owner_id, token_hash, application, purpose, permit, created, last_used FROM api_tokens
+       WHERE owner_id = ? AND token_hash = ?`,
+    ),
+    listApiTokens: db.prepare<[number], ApiTokenRow>(
+      `SELECT owner_id, token_hash, application, purpose, permit, created, last_used FROM api_tokens
+       WHERE owner_id = ? ORDER BY created, token_hash`,
+    ),
+    removeApiToken: db.prepare<[number, string]>('DELETE FROM api_tokens WHERE owner_id = ? AND token_hash = ?'),
+    touchApiToken: db.prepare<[number, number, string]>(
+      'UPDATE api_tokens SET last_used = max(coalesce(last_used, 0), ?) WHERE owner_id = ? AND token_hash = ?',
+    ),
+
+    // push subscriptions
+    upsertPush: db.prepare<[number, string, string, string, string, string, number, number]>(
+      `INSERT INTO push_subscriptions
+         (owner_id, vehicle_id, app_id, push_type, push_key_type, push_key_value, last_updated, active)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (owner_id, vehicle_id, app_id) DO UPDATE SET push_type = excluded.push_type,
+         push_key_type = excluded.push_key_type, push_key_value = excluded.push_key_value,
+         last_updated = excluded.last_updated, active = excluded.active`,
+    ),
+    listPush: db.prepare<[number, string], PushRow>(
+      `SELECT owner_id, vehicle_id, app_id, push_type, push_key_type, push_key_value, last_updated, active
+       FROM push_subscriptions WHERE owner_id = ? AND vehicle_id = ? ORDER BY app_id`,
+    ),
+
+    // auto-provisioning
+    getAutoProvision: db.prepare<[string], AutoProvisionRow>(
+      'SELECT key, server_token, server_digest, message, owner_id FROM autoprovision WHERE key = ?',
+    ),
+    putAutoProvision: db.prepare<[string, string, string, string, number | null]>(
+      `INSERT INTO autoprovision (key, server_token, server_digest, message, owner_id) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET server_token = excluded.server_token,
+         server_digest = excluded.server_digest, message = excluded.message, owner_id = excluded.owner_id`,
+    ),
+    removeAutoProvision: db.prepare<[string]>('DELETE FROM autoprovision WHERE key = ?'),
+  };
+}
+
+type Statements = ReturnType<typeof prepareStatements>;
+
+export class SqliteStore implements Store {
+  private readonly db: Database.Database;
+  private readonly buffer: WriteBehindBuffer;
+  private closed = false;
+  private readonly stmt: Statements;
+  private readonly commitBatch: (batch: WriteBatch) => void;
+
+  /** Opens (creating if needed) and migrates the database at `file`. */
+  constructor(file: string, opts: StoreOptions = {}) {
+    const db = new Database(file);
+    try {
+      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      db.pragma('foreign_keys = ON');
+      migrate(db);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+    this.db = db;
+    this.stmt = prepareStatements(db);
+    const s = this.stmt;
+
+    this.commitBatch = db.transaction((batch: WriteBatch) => {
+      for (const codes of batch.carMessages.values()) {
+        for (const m of codes.values()) {
+          s.putCarMessage.run(m.code, m.data, m.time, m.paranoid ? 1 : 0, m.ptoken, m.valid ? 1 : 0, m.vehicleId);
+        }
+      }
+      for (const [vehicleId, time] of batch.lastUpdates) s.setLastUpdate.run(time, vehicleId);
+      for (const r of batch.historical.values()) {
+        s.putHistorical.run(r.type, r.recordNumber, r.time, r.data, r.expires, r.vehicleId);
+      }
+      for (const d of batch.utilisation.values()) {
+        s.addUtilisation.run(d.day, d.clientType, d.rx, d.tx, d.vehicleId);
+      }
+      for (const t of batch.tokenTouches.values()) s.touchApiToken.run(t.time, t.ownerId, t.tokenHash);
+    }).immediate;
+
+    this.buffer = new WriteBehindBuffer((batch) => this.commitBatch(batch), {
+      delayMs: opts.writeBehindMs ?? 100,
+      onBackgroundError: opts.onBackgroundError,
+    });
+  }
+
+  private open(): void {
+    if (this.closed) throw new VtsError('VTS_ERR_STORE_CLOSED');
+  }
+
+  private toVehicle(r: VehicleRow): Vehicle {
+    return {
+      id: r.id,
+      ownerId: r.owner_id,
+      ownerName: r.owner_name,
+      name: r.name,
+      carPassword: r.car_password,
+      type: r.type as VehicleType,
+      paranoidToken: r.paranoid_token,
+      lastUpdate: this.buffer.lastUpdate(r.id) ?? r.last_update,
+      created: r.created,
+    };
+  }
+
+  // --- owners ---
+
+  async addOwner(name: string, passwordHash: string, rights: string): Promise<Owner> {
+    this.open();
+    try {
+      return toOwner(this.stmt.addOwner.get(name, passwordHash, rights, nowSeconds())!);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new VtsError('VTS_ERR_DUPLICATE_USER', name);
+      throw err;
+    }
+  }
+
+  async getOwnerByName(name: string): Promise<OwnerWithSecret | undefined> {
+    this.open();
+    const r = this.stmt.ownerByName.get(name);
+    return r && { ...toOwner(r), passwordHash: r.password_hash };
+  }
+
+  async getOwnerById(id: number): Promise<Owner | undefined> {
+    this.open();
+    const r = this.stmt.ownerById.get(id);
+    return r && toOwner(r);
+  }
+
+  async listOwners(): Promise<Owner[]> {
+    this.open();
+    return this.stmt.listOwners.all().map(toOwner);
+  }
+
+  async setOwnerPassword(name: string, passwordHash: string): Promise<boolean> {
+    this.open();
+    return this.stmt.setOwnerPassword.run(passwordHash, name).changes > 0;
+  }
+
+  async setOwnerRights(name: string, rights: string): Promise<boolean> {
+    this.open();
+    return this.stmt.setOwnerRights.run(rights, name).changes > 0;
+  }
+
+  async removeOwner(name: string): Promise<boolean> {
+    this.open();
+    const s = this.stmt;
+    const ownerId = this.db
+      .transaction((): number | undefined => {
+        const owner = s.ownerByName.get(name);
+        if (!owner) return undefined;
+        const n = s.countOwnerVehicles.get(owner.id)!.n;
+        if (n > 0) throw new VtsError('VTS_ERR_USER_HAS_VEHICLES', `${owner.name} owns ${n} vehicle(s)`);
+        s.deleteOwnerTokens.run(owner.id);
+        s.deleteOwnerPush.run(owner.id);
+        s.detachOwnerAutoProvision.run(owner.id);
+        s.deleteOwner.run(owner.id);
+        return owner.id;
+      })
+      .immediate();
+    if (ownerId === undefined) return false;
+    this.buffer.discardTokenTouches(ownerId);
+    return true;
+  }
+
+  // --- vehicles ---
+
+  async addVehicle(v: NewVehicle): Promise<Vehicle> {
+    this.open();
+    const id = v.id.toUpperCase();
+    const type: VehicleType = v.type ?? 'CAR';
+    const s = this.stmt;
+    return this.db
+      .transaction((): Vehicle => {
+        if (!s.ownerById.get(v.ownerId)) throw new VtsError('VTS_ERR_UNKNOWN_USER', `owner id ${v.ownerId}`);
+        try {
+          s.addVehicle.run(id, v.ownerId, v.name, v.carPassword, type, nowSeconds());
+        } catch (err) {
+          if (isUniqueViolation(err)) throw new VtsError('VTS_ERR_DUPLICATE_VEHICLE', id);
+          if (isForeignKeyViolation(err)) throw new VtsError('VTS_ERR_UNKNOWN_USER', `owner id ${v.ownerId}`);
+          throw err;
+        }
+        return this.toVehicle(s.vehicle.get(id)!);
+      })
+      .immediate();
+  }
+
+  async getVehicle(id: string): Promise<Vehicle | undefined> {
+    this.open();
+    const r = this.stmt.vehicle.get(id.toUpperCase());
+    return r && this.toVehicle(r);
+  }
+
+  async listVehicles(ownerId?: number): Promise<Vehicle[]> {
+    this.open();
+    const rows = ownerId === undefined ? this.stmt.listVehicles.all() : this.stmt.listOwnerVehicles.all(ownerId);
+    return rows.map((r) => this.toVehicle(r));
+  }
+
+  async removeVehicle(id: string): Promise<boolean> {
+    this.open();
+    const vid = id.toUpperCase();
+    // Buffered writes of the vehicle must not outlive it (nor land on a vehicle re-added later).
+    this.buffer.discardVehicle(vid);
+    // Children go by ON DELETE CASCADE (car_messages, historical, utilisation, push_subscriptions).
+    return this.stmt.deleteVehicle.run(vid).changes > 0;
+  }
+
+  async setParanoidToken(vehicleId: string, token: string): Promise<void> {
+    this.open();
+    const vid = vehicleId.toUpperCase();
+    // Buffered messages first, then the stored ones, in one synchronous step: the commit function
+    // is synchronous, so no batch is in flight here, and messages buffered later keep valid = 1.
+    this.buffer.invalidateParanoid(vid, token);
+    const s = this.stmt;
+    this.db
+      .transaction(() => {
+        s.setParanoidToken.run(token, vid);
+        s.invalidateParanoid.run(vid, token);
+      })
+      .immediate();
+  }
+
+  // --- latest car messages ---
+
+  putCarMessage(vehicleId: string, msg: Omit<CarMessage, 'valid'>): void {
+    this.open();
+    this.buffer.putCarMessage(vehicleId.toUpperCase(), msg);
+  }
+
+  async getCarMessages(vehicleId: string, includeInvalid = false): Promise<CarMessage[]> {
+    this.open();
+    const vid = vehicleId.toUpperCase();
+    const byCode = new Map<string, CarMessage>();
+    for (const r of this.stmt.carMessages.all(vid)) {
+      byCode.set(r.code, {
+        code: r.code,
+        data: r.data,
+        time: r.time,
+        paranoid: r.paranoid !== 0,
+        ptoken: r.ptoken,
+        valid: r.valid !== 0,
+      });
+    }
+    for (const [code, m] of this.buffer.carMessages(vid)) {
+      byCode.set(code, { code, data: m.data, time: m.time, paranoid: m.paranoid, ptoken: m.ptoken, valid: m.valid });
+    }
+    const out = [...byCode.values()];
+    return includeInvalid ? out : out.filter((m) => m.valid);
+  }
+
+  // --- historical records ---
+
+  async addHistorical(rec: HistoricalRecord, durable = false): Promise<void> {
+    this.open();
+    const r = { ...rec, vehicleId: rec.vehicleId.toUpperCase() };
+    if (durable) return this.buffer.addHistoricalDurable(r);
+    this.buffer.addHistorical(r);
+  }
+
+  async summarizeHistorical(vehicleId: string, since: number): Promise<HistoricalSummary[]> {
+    this.open();
+    await this.buffer.flush();
+    this.open();
+    return this.stmt.summarizeHistorical.all(vehicleId.toUpperCase(), bound(since)).map((r) => ({
+      type: r.type,
+      distinctRecords: r.distinct_records,
+      totalRecords: r.total_records,
+      totalSize: r.total_size,
+      first: r.first,
+      last: r.last,
+    }));
+  }
+
+  async getHistorical(vehicleId: string, type: string, since: number): Promise<HistoricalRecord[]> {
+    this.open();
+    await this.buffer.flush();
+    this.open();
+    const vid = vehicleId.toUpperCase();
+    return this.stmt.getHistorical.all(vid, type, bound(since)).map((r) => toHistorical(vid, r));
+  }
+
+  async purgeExpiredHistorical(now: number, limit: number): Promise<number> {
+    this.open();
+    await this.buffer.flush();
+    this.open();
+    if (!(limit > 0)) return 0;
+    return this.stmt.purgeHistorical.run(now, Math.floor(limit)).changes;
+  }
+
+  // --- traffic accounting ---
+
+  addUtilisation(deltas: readonly UtilisationDelta[]): void {
+    this.open();
+    this.buffer.addUtilisation(deltas.map((d) => ({ ...d, vehicleId: d.vehicleId.toUpperCase() })));
+  }
+
+  async getUtilisation(vehicleId: string, sinceDay: number): Promise<UtilisationRow[]> {
+    this.open();
+    await this.buffer.flush();
+    this.open();
+    return this.stmt.getUtilisation.all(vehicleId.toUpperCase(), bound(sinceDay)).map((r) => ({
+      day: r.day,
+      clientType: r.client_type as ClientType,
+      rx: r.rx,
+      tx: r.tx,
+    }));
+  }
+
+  async purgeUtilisation(beforeDay: number): Promise<number> {
+    this.open();
+    await this.buffer.flush();
+    this.open();
+    return this.stmt.purgeUtilisation.run(beforeDay).changes;
+  }
+
+  // --- API tokens ---
+
+  async addApiToken(t: ApiToken): Promise<void> {
+    this.open();
+    try {
+      this.stmt.addApiToken.run(t.ownerId, t.tokenHash, t.application, t.purpose, t.permit, t.created, t.lastUsed);
+    } catch (err) {
+      if (isForeignKeyViolation(err)) throw new VtsError('VTS_ERR_UNKNOWN_USER', `owner id ${t.ownerId}`);
+      throw err;
+    }
+  }
+
+  private withTouch(t: ApiToken): ApiToken {
+    const touched = this.buffer.tokenLastUsed(t.ownerId, t.tokenHash);
+    if (touched !== undefined && (t.lastUsed === null || touched > t.lastUsed)) t.lastUsed = touched;
+    return t;
+  }
+
+  async findApiToken(ownerId: number, tokenHash: string): Promise<ApiToken | undefined> {
+    this.open();
+    const r = this.stmt.findApiToken.get(ownerId, tokenHash);
+    return r && this.withTouch(toApiToken(r));
+  }
+
+  async listApiTokens(ownerId: number): Promise<ApiToken[]> {
+    this.open();
+    return this.stmt.listApiTokens.all(ownerId).map((r) => this.withTouch(toApiToken(r)));
+  }
+
+  async removeApiToken(ownerId: number, tokenHash: string): Promise<boolean> {
+    this.open();
+    this.buffer.discardTokenTouches(ownerId, tokenHash);
+    return this.stmt.removeApiToken.run(ownerId, tokenHash).changes > 0;
+  }
+
+  touchApiToken(ownerId: number, tokenHash: string, time: number): void {
+    this.open();
+    this.buffer.touchApiToken(ownerId, tokenHash, time);
+  }
+
+  // --- push subscriptions ---
+
+  async upsertPushSubscription(p: PushSubscription): Promise<void> {
+    this.open();
+    const vid = p.vehicleId.toUpperCase();
+    try {
+      this.stmt.upsertPush.run(
+        p.ownerId,
+        vid,
+        p.appId,
+        p.pushType,
+        p.pushKeyType,
+        p.pushKeyValue,
+        p.lastUpdated,
+        p.active ? 1 : 0,
+      );
+    } catch (err) {
+      if (!isForeignKeyViolation(err)) throw err;
+      if (!this.stmt.ownerById.get(p.ownerId)) throw new VtsError('VTS_ERR_UNKNOWN_USER', `owner id ${p.ownerId}`);
+      throw new VtsError('VTS_ERR_UNKNOWN_VEHICLE', vid);
+    }
+  }
+
+  async listPushSubscriptions(ownerId: number, vehicleId: string): Promise<PushSubscription[]> {
+    this.open();
+    return this.stmt.listPush.all(ownerId, vehicleId.toUpperCase()).map((r) => ({
+      ownerId: r.owner_id,
+      vehicleId: r.vehicle_id,
+      appId: r.app_id,
+      pushType: r.push_type,
+      pushKeyType: r.push_key_type,
+      pushKeyValue: r.push_key_value,
+      lastUpdated: r.last_updated,
+      active: r.active !== 0,
+    }));
+  }
+
+  // --- auto-provisioning ---
+
+  async getAutoProvision(key: string): Promise<AutoProvisionRecord | undefined> {
+    this.open();
+    const r = this.stmt.getAutoProvision.get(key);
+    return (
+      r && {
+        key: r.key,
+        serverToken: r.server_token,
+        serverDigest: r.server_digest,
+        message: r.message,
+        ownerId: r.owner_id,
+      }
+    );
+  }
+
+  async putAutoProvision(rec: AutoProvisionRecord): Promise<void> {
+    this.open();
+    try {
+      this.stmt.putAutoProvision.run(rec.key, rec.serverToken, rec.serverDigest, rec.message, rec.ownerId);
+    } catch (err) {
+      if (isForeignKeyViolation(err)) throw new VtsError('VTS_ERR_UNKNOWN_USER', `owner id ${rec.ownerId}`);
+      throw err;
+    }
+  }
+
+  async removeAutoProvision(key: string): Promise<boolean> {
+    this.open();
+    return this.stmt.removeAutoProvision.run(key).changes > 0;
+  }
+
+  // --- lifecycle ---
+
+  async flush(): Promise<void> {
+    this.open();
+    await this.buffer.flush();
+  }
+
+  /** Flushes and closes; every later call (close too) throws VTS_ERR_STORE_CLOSED. */
+  async close(): Promise<void> {
+    this.open();
+    this.closed = true;
+    try {
+      await this.buffer.flush();
+    } finally {
+      this.db.close();
+    }
+  }
+}
