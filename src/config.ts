@@ -41,9 +41,23 @@ export function addConfigFileOption(cmd: Command): Command {
   );
 }
 
+/** Attribute names of the options of every command of the program `cmd` belongs to. */
+function allOptionNames(cmd: Command): Set<string> {
+  let root = cmd;
+  while (root.parent) root = root.parent;
+  const names = new Set<string>();
+  const visit = (c: Command): void => {
+    for (const o of c.options) names.add(o.attributeName());
+    c.commands.forEach(visit);
+  };
+  visit(root);
+  return names;
+}
+
 /**
  * Fills in options from the `--config` file where neither a flag nor the environment set them,
- * then returns the merged option values.
+ * then returns the merged option values. One file can serve every command: keys that belong to
+ * another vts command are skipped; a key no command knows is an error (a typo).
  */
 export function resolveOptions<T extends object>(cmd: Command): T {
   const file = cmd.getOptionValue('config') as string | undefined;
@@ -59,8 +73,10 @@ export function resolveOptions<T extends object>(cmd: Command): T {
     }
     for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
       const attr = key.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+      if (attr === 'config') throw new VtsError('VTS_ERR_CONFIG', `"${key}" cannot be set in ${file}`);
       const opt = cmd.options.find((o) => o.attributeName() === attr);
-      if (!opt || attr === 'config') {
+      if (!opt) {
+        if (allOptionNames(cmd).has(attr)) continue;
         throw new VtsError('VTS_ERR_CONFIG', `unknown key "${key}" in ${file}`);
       }
       const source = cmd.getOptionValueSource(attr);

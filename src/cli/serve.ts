@@ -1,6 +1,7 @@
 /** `vts serve`: runs the server until SIGTERM or SIGINT. */
 import type { Command } from 'commander';
-import { addConfigFileOption, addConfigOption, parseCount, parseLogLevel, parsePort, resolveOptions } from '../config.js';
+import { addConfigOption, parseCount, parseLogLevel, parsePort, resolveOptions } from '../config.js';
+import { addStoreOptions } from './shared-options.js';
 import { createLogger } from '../log.js';
 import { startServer, type ServerConfig } from '../server.js';
 
@@ -26,8 +27,7 @@ const SHUTDOWN_DEADLINE_MS = 4500;
 
 export function registerServe(program: Command): void {
   const cmd = program.command('serve').description('run the server (MP listeners, store, housekeeping)');
-  addConfigFileOption(cmd);
-  addConfigOption(cmd, '--data-dir <dir>', 'folder of the SQLite database', { default: './data' });
+  addStoreOptions(cmd);
   addConfigOption(cmd, '--bind <address>', 'address to listen on (default: all interfaces)');
   addConfigOption(cmd, '--mp-port <port>', 'MP port (TCP and WebSocket); 0 = any free port', { default: 6867, parse: parsePort });
   addConfigOption(cmd, '--mp-tls-port <port>', 'MP over TLS port (needs --tls-cert/--tls-key)', { default: 6870, parse: parsePort });

@@ -3,7 +3,6 @@
  * options, opening the store for the duration of one command, reading a password from stdin,
  * input validation at the edge and plain-text tables.
  */
-import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { addConfigFileOption, addConfigOption } from '../config.js';
@@ -21,39 +20,6 @@ export function addStoreOptions(cmd: Command): Command {
   addConfigFileOption(cmd);
   addConfigOption(cmd, '--data-dir <dir>', 'folder of the SQLite database', { default: './data' });
   return cmd;
-}
-
-/**
- * The option values of `cmd`, with the `--config` file filling in what neither a flag nor the
- * environment set. Unlike the server, an admin command ignores the keys it does not know, so one
- * config file serves `vts serve` and the admin commands alike.
- */
-export function resolveAdminOptions<T extends object>(cmd: Command): T {
-  const file = cmd.getOptionValue('config') as string | undefined;
-  if (file) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(readFileSync(file, 'utf8'));
-    } catch (err) {
-      throw new VtsError('VTS_ERR_CONFIG', `cannot read config file ${file}: ${(err as Error).message}`);
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      throw new VtsError('VTS_ERR_CONFIG', `config file ${file} must hold a JSON object`);
-    }
-    for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
-      const attr = key.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-      const opt = cmd.options.find((o) => o.attributeName() === attr);
-      if (!opt || attr === 'config') continue;
-      const source = cmd.getOptionValueSource(attr);
-      if (source === 'cli' || source === 'env') continue;
-      let v: unknown = value;
-      if (opt.parseArg && (typeof value === 'string' || typeof value === 'number')) {
-        v = opt.parseArg(String(value), undefined);
-      }
-      cmd.setOptionValueWithSource(attr, v, 'config');
-    }
-  }
-  return cmd.opts<T>();
 }
 
 /**

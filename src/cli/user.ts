@@ -1,5 +1,6 @@
 /** `vts user add|passwd|list|remove`: the accounts (owners) of the server. */
 import type { Command } from 'commander';
+import { resolveOptions } from '../config.js';
 import { hashPassword } from '../auth/password.js';
 import { normaliseRights } from '../core/auth/rights.js';
 import { formatUtc } from '../core/time.js';
@@ -8,7 +9,6 @@ import {
   addStoreOptions,
   formatTable,
   passwordFromOption,
-  resolveAdminOptions,
   say,
   validateUserName,
   validateUserPassword,
@@ -51,7 +51,7 @@ export function registerUser(program: Command): void {
     .requiredOption('--password <password>', 'the password; "-" reads the first line of stdin')
     .option('--rights <list>', 'rights of the account password: "*" or a comma list', '*');
   addStoreOptions(add).action(async (nameArg: string) => {
-    const o = resolveAdminOptions<AddOptions>(add);
+    const o = resolveOptions<AddOptions>(add);
     const name = validateUserName(nameArg);
     const rights = validateRights(o.rights);
     const hash = await hashPassword(await readPassword(o.password));
@@ -65,7 +65,7 @@ export function registerUser(program: Command): void {
     .argument('<name>', 'user name')
     .option('--password <password>', 'the new password; "-" reads the first line of stdin');
   addStoreOptions(passwd).action(async (nameArg: string) => {
-    const o = resolveAdminOptions<PasswordOptions>(passwd);
+    const o = resolveOptions<PasswordOptions>(passwd);
     const name = validateUserName(nameArg);
     const hash = await hashPassword(await readPassword(o.password));
     const found = await withStore(o.dataDir, (store) => store.setOwnerPassword(name, hash));
@@ -78,7 +78,7 @@ export function registerUser(program: Command): void {
     .description('list the users (created times in UTC)')
     .option('--json', 'print a JSON array');
   addStoreOptions(list).action(async () => {
-    const o = resolveAdminOptions<ListOptions>(list);
+    const o = resolveOptions<ListOptions>(list);
     const rows = await withStore(o.dataDir, async (store) => {
       const [owners, vehicles] = await Promise.all([store.listOwners(), store.listVehicles()]);
       const counts = new Map<number, number>();
@@ -107,7 +107,7 @@ export function registerUser(program: Command): void {
     .description('remove a user without vehicles (with its API tokens and push subscriptions)')
     .argument('<name>', 'user name');
   addStoreOptions(remove).action(async (nameArg: string) => {
-    const o = resolveAdminOptions<StoreCommandOptions>(remove);
+    const o = resolveOptions<StoreCommandOptions>(remove);
     const name = validateUserName(nameArg);
     const found = await withStore(o.dataDir, (store) => store.removeOwner(name));
     if (!found) throw new VtsError('VTS_ERR_UNKNOWN_USER', name);

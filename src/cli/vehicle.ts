@@ -1,5 +1,6 @@
 /** `vts vehicle add|list|remove`: the vehicles (cars and peer servers) of the server. */
 import type { Command } from 'commander';
+import { resolveOptions } from '../config.js';
 import { formatUtc } from '../core/time.js';
 import { VtsError } from '../errors.js';
 import type { VehicleType } from '../store/store.js';
@@ -7,7 +8,6 @@ import {
   addStoreOptions,
   formatTable,
   passwordFromOption,
-  resolveAdminOptions,
   say,
   validateCarPassword,
   validateUserName,
@@ -49,7 +49,7 @@ export function registerVehicle(program: Command): void {
     .option('--name <text>', 'display name', '')
     .option('--type <type>', 'CAR, or SERVER for a peer server', 'CAR');
   addStoreOptions(add).action(async (idArg: string) => {
-    const o = resolveAdminOptions<AddOptions>(add);
+    const o = resolveOptions<AddOptions>(add);
     const id = validateVehicleId(idArg);
     const ownerName = validateUserName(o.owner);
     const name = validateVehicleName(o.name);
@@ -69,7 +69,7 @@ export function registerVehicle(program: Command): void {
     .option('--owner <name>', 'only the vehicles of this user')
     .option('--json', 'print a JSON array');
   addStoreOptions(list).action(async () => {
-    const o = resolveAdminOptions<ListOptions>(list);
+    const o = resolveOptions<ListOptions>(list);
     const ownerName = o.owner === undefined ? undefined : validateUserName(o.owner);
     const vehicles = await withStore(o.dataDir, async (store) => {
       if (ownerName === undefined) return store.listVehicles();
@@ -102,7 +102,7 @@ export function registerVehicle(program: Command): void {
     .description('remove a vehicle with all its data (messages, history, utilisation, subscriptions)')
     .argument('<id>', 'vehicle id');
   addStoreOptions(remove).action(async (idArg: string) => {
-    const o = resolveAdminOptions<StoreCommandOptions>(remove);
+    const o = resolveOptions<StoreCommandOptions>(remove);
     const id = validateVehicleId(idArg);
     const found = await withStore(o.dataDir, (store) => store.removeVehicle(id));
     if (!found) throw new VtsError('VTS_ERR_UNKNOWN_VEHICLE', id);
