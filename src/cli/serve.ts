@@ -72,13 +72,24 @@ export function registerServe(program: Command): void {
       notificationHistory: o.notificationHistory,
       timeouts: { appMs: o.timeoutApp * 1000, batchMs: o.timeoutBatch * 1000, carMs: o.timeoutCar * 1000 },
     };
+    // handlers first: a signal that arrives during start-up or right after the listening line
+    // must still stop the server gracefully
+    let stopRequested: ((signal: string) => void) | null = null;
+    const pendingSignals: string[] = [];
+    const onSignal = (signal: string): void => {
+      if (stopRequested) stopRequested(signal);
+      else pendingSignals.push(signal);
+    };
+    process.once('SIGTERM', () => onSignal('SIGTERM'));
+    process.once('SIGINT', () => onSignal('SIGINT'));
+
     const server = await startServer(config, log);
     const { mp, mpTls, http, https } = server.ports;
-    process.stdout.write(JSON.stringify({ event: 'listening', mp, mpTls, http, https }) + '\n');
     log.info({ dataDir: o.dataDir, ports: server.ports }, 'vts listening');
+    process.stdout.write(JSON.stringify({ event: 'listening', mp, mpTls, http, https }) + '\n');
 
     await new Promise<void>((resolve) => {
-      const stop = (signal: string): void => {
+      stopRequested = (signal: string): void => {
         log.info({ signal }, 'shutting down');
         setTimeout(() => {
           log.error('shutdown took too long: exiting');
@@ -96,8 +107,8 @@ export function registerServe(program: Command): void {
           },
         );
       };
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
+      const early = pendingSignals.shift();
+      if (early) stopRequested(early);
     });
   });
 }

@@ -126,6 +126,7 @@ export class Hub {
         }
         link.car = peer;
         link.commands = new CommandQueue();
+        link.paranoidToken = vehicle.paranoidToken;
         this.toClients(link, 'Z', '1');
         this.tellCarAppCount(link);
         return;

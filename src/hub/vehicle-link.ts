@@ -10,6 +10,8 @@ export class VehicleLink {
   readonly batches = new Set<Peer>();
   /** HTTP API sessions registered as apps (`GET /api/vehicle/<id>`), by session key. */
   readonly apiApps = new Set<string>();
+  /** The vehicle's paranoid token as stored (`ET`), kept here so that tokens apply in order. */
+  paranoidToken = '';
 
   constructor(
     readonly vehicleId: string,

@@ -157,6 +157,8 @@ export interface Store {
   removeVehicle(id: string): Promise<boolean>;
   /**
    * Records a new paranoid token: stored paranoid messages with another token become invalid.
+   * The change applies to everything put before the call (buffered writes included) and to
+   * nothing put after it, so callers may rely on message order.
    */
   setParanoidToken(vehicleId: string, token: string): Promise<void>;
 

@@ -29,6 +29,20 @@ test('a car that connected but never sent data still reports T3020399', async (c
   assert.deepEqual(initial, [m('Z', '1'), m('T', '3020399')]);
 });
 
+test('T<secs> is the real age of the last car message, not clamped at 3020399 (docs/compatibility.md #8)', async (ctx) => {
+  const h = await harness(ctx);
+  const age = 4_000_000;
+  const before = Math.floor(Date.now() / 1000);
+  h.t.server.store.putCarMessage('TESTCAR', { code: 'S', data: 'old', time: before - age, paranoid: false, ptoken: '' });
+  const { initial } = await h.client('A');
+  const after = Math.floor(Date.now() / 1000);
+  assert.deepEqual(initial.slice(0, -1), [m('Z', '0'), m('S', 'old')]);
+  const t = initial.at(-1)!;
+  assert.equal(t.code, 'T');
+  assert.match(t.data, /^\d+$/);
+  assert.ok(Number(t.data) >= age && Number(t.data) <= age + (after - before), `T${t.data} is the age ${age}`);
+});
+
 const SENT = [
   m('W', '206.8,20,206.8,21,210.3,22,210.3,23,1'),
   m('L', '51.5,-0.1,90,20,1,1,0,123,2,5.5,100,10,2,95'),

@@ -139,12 +139,6 @@ test('a new ET token invalidates the stored paranoid rows of the old token; plai
 
 test(
   'messages after a second ET sent right after the first stay valid',
-  {
-    todo:
-      'src/hub/handlers/paranoid.ts handleParanoid (ET branch) defers store.setParanoidToken behind an ' +
-      'async getVehicle(): the invalidation for tok1 runs after EMD (tok2) was stored and marks it invalid ' +
-      '(REF handles ET synchronously, so only rows stored before the ET are invalidated)',
-  },
   async (ctx) => {
     const h = await harness(ctx);
     const { c: car } = await h.car();

@@ -18,13 +18,13 @@ export const handleParanoid: Handler = (hub, peer, link, data) => {
       // REF accepts ET from any client type, so an app could invalidate the car's stored data.
       peer.ptoken = p.token;
       hub.toClients(link, 'E', data);
-      hub.store
-        .getVehicle(link.vehicleId)
-        .then((v) => {
-          if (v && v.paranoidToken !== p.token) return hub.store.setParanoidToken(link.vehicleId, p.token);
-          return undefined;
-        })
-        .catch((err: unknown) => hub.log.error({ err, conn: peer.id }, 'storing the paranoid token failed'));
+      if (link.paranoidToken !== p.token) {
+        // synchronously, in message order: only rows stored before this ET become invalid
+        link.paranoidToken = p.token;
+        hub.store
+          .setParanoidToken(link.vehicleId, p.token)
+          .catch((err: unknown) => hub.log.error({ err, conn: peer.id }, 'storing the paranoid token failed'));
+      }
       return;
     }
     switch (p.innerCode) {
