@@ -6,7 +6,7 @@ import { connect, type Socket } from 'node:net';
 import { MpCipher } from '../../src/core/crypto/mp-cipher.js';
 import { digestBase64, randomToken, sessionKey } from '../../src/core/crypto/digest.js';
 import { parseScheme0 } from '../../src/core/mp/message.js';
-import { LineSplitter } from '../../src/mp/line-splitter.js';
+import { LineSplitter } from '../../src/core/mp/line-splitter.js';
 
 export class BenchCar {
   private cipher: MpCipher | null = null;

@@ -6,6 +6,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import WebSocket from 'ws';
 import { MpClientError } from './errors.js';
+import { LineSplitter } from '../core/mp/line-splitter.js';
 
 export type MpTransport = 'tcp' | 'tls' | 'ws' | 'wss';
 
@@ -16,32 +17,12 @@ export interface MpCloseInfo {
   error?: Error;
 }
 
-/**
- * Splits a character stream into lines: on LF, with one trailing CR stripped (the reference
- * reader's rule, mp-protocol.md §1). CRs elsewhere stay in the line.
- */
-export class LineSplitter {
-  private rest = '';
-
-  /** Feeds a chunk; returns the lines it completes. */
-  push(chunk: string): string[] {
-    const text = this.rest + chunk;
-    const parts = text.split('\n');
-    this.rest = parts.pop()!;
-    return parts.map(stripCr);
-  }
-
-  /** The unterminated remainder (with one trailing CR stripped), or null when there is none. */
-  flush(): string | null {
-    const r = this.rest;
-    this.rest = '';
-    return r.length > 0 ? stripCr(r) : null;
-  }
-}
-
 function stripCr(line: string): string {
   return line.endsWith('\r') ? line.slice(0, -1) : line;
 }
+
+/** Longest line the client accepts from a server (bytes). */
+const MAX_LINE = 1024 * 1024;
 
 export interface LinkHandlers {
   /** One received line, without its terminator. */
@@ -91,13 +72,12 @@ function openSocketLink(opts: LinkOptions, handlers: LinkHandlers): Promise<Link
       opts.transport === 'tls'
         ? tls.connect({ ...opts.tls, host: opts.host, port: opts.port })
         : net.connect({ host: opts.host, port: opts.port });
-    const splitter = new LineSplitter();
+    const splitter = new LineSplitter(MAX_LINE);
     let open = false;
     let lastError: Error | undefined;
     let graceTimer: NodeJS.Timeout | undefined;
 
     socket.setNoDelay(true);
-    socket.setEncoding('utf8');
 
     const link: Link = {
       transport: opts.transport,
@@ -125,8 +105,11 @@ function openSocketLink(opts: LinkOptions, handlers: LinkHandlers): Promise<Link
       open = true;
       resolve(link);
     });
-    socket.on('data', (chunk: string) => {
-      for (const line of splitter.push(chunk)) handlers.line(line);
+    socket.on('data', (chunk: Buffer) => {
+      if (!splitter.push(chunk, (line) => handlers.line(line))) {
+        lastError = new Error(`line from the server longer than ${MAX_LINE} bytes`);
+        socket.destroy();
+      }
     });
     socket.on('end', () => {
       const rest = splitter.flush();

@@ -6,7 +6,7 @@
 import type { Socket } from 'node:net';
 import { MpConnection, type LineSink } from './connection.js';
 import type { MpContext } from './context.js';
-import { LineSplitter } from './line-splitter.js';
+import { LineSplitter } from '../core/mp/line-splitter.js';
 
 const KEEPALIVE_MS = 240_000; // REF: TCP_KEEPIDLE 240 s
 

@@ -11,6 +11,7 @@
  *   (read-your-writes), and `flush()` commits them now.
  */
 import type { ClientType } from '../core/mp/welcome.js';
+import type { HistoricalTypeSummary } from '../core/mp/server-commands.js';
 
 export interface Owner {
   id: number;
@@ -70,15 +71,8 @@ export interface HistoricalRecord {
   expires: number;
 }
 
-export interface HistoricalSummary {
-  type: string;
-  distinctRecords: number;
-  totalRecords: number;
-  /** Σ (len(type) + len(data) + len(vehicleid) + 20), as REF computes it. */
-  totalSize: number;
-  first: number;
-  last: number;
-}
+/** One row per record type; totalSize = Σ (len(type) + len(data) + len(vehicleid) + 20) bytes. */
+export type HistoricalSummary = HistoricalTypeSummary;
 
 /** Bytes counted for one vehicle, client type and UTC day. */
 export interface UtilisationDelta {

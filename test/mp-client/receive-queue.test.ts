@@ -1,23 +1,8 @@
-/** The client's building blocks: ReceiveQueue and LineSplitter. */
+/** The client's receive queue. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ReceiveQueue } from '../../src/mp-client/receive-queue.js';
-import { LineSplitter } from '../../src/mp-client/transport.js';
 import { isMpClientError } from '../../src/mp-client/errors.js';
-
-test('LineSplitter: LF with one optional CR; partial lines are kept', () => {
-  const s = new LineSplitter();
-  assert.deepEqual(s.push('ab'), []);
-  assert.deepEqual(s.push('c\r\nde'), ['abc']);
-  assert.deepEqual(s.push('f\ng\r'), ['def']);
-  assert.deepEqual(s.push('\n'), ['g']);
-  assert.deepEqual(s.push('x\r\r\n\n'), ['x\r', '']);
-  assert.deepEqual(s.push('a\rb\n'), ['a\rb']);
-  assert.equal(s.flush(), null);
-  s.push('tail\r');
-  assert.equal(s.flush(), 'tail');
-  assert.equal(s.flush(), null);
-});
 
 test('ReceiveQueue buffers until asked, then serves FIFO', async () => {
   const q = new ReceiveQueue<number>();

@@ -1,6 +1,7 @@
 /**
- * Splits a byte stream into lines: LF ends a line, one CR before it is dropped (mp-protocol.md
- * §1). A line longer than `maxLine` bytes is an error: the caller closes the connection.
+ * Splits a byte stream into lines: LF ends a line, one CR before it is dropped; CRs elsewhere
+ * stay (mp-protocol.md §1). A line longer than `maxLine` bytes is an error: the caller closes the
+ * connection. Used by the server's connections and by the MP client.
  */
 export class LineSplitter {
   private rest: Buffer | null = null;
@@ -33,10 +34,12 @@ export class LineSplitter {
     return true;
   }
 
-  /** Whatever was received after the last complete line (used when the stream changes hands). */
-  takeRest(): Buffer {
-    const r = this.rest ?? Buffer.alloc(0);
+  /** The unterminated remainder at the end of the stream (one trailing CR stripped), or null. */
+  flush(): string | null {
+    const r = this.rest;
     this.rest = null;
-    return r;
+    if (!r || r.length === 0) return null;
+    const end = r[r.length - 1] === 13 ? r.length - 1 : r.length;
+    return r.toString('utf8', 0, end);
   }
 }
