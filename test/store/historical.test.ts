@@ -29,7 +29,7 @@ test('historical: upsert replaces data and expiry of the same key', async (t) =>
   ]);
 });
 
-test('historical: getHistorical orders by time then record number, filters time > since, matches the type exactly', async (t) => {
+test('historical: getHistorical orders by time then record number, filters time > since, matches the type without regard to case', async (t) => {
   const { store } = await freshStore(t);
   await seed(store);
   for (const r of [rec('T', 3, 50, 'c'), rec('T', 1, 60, 'e'), rec('T', 2, 50, 'b'), rec('T', 0, 40, 'a'), rec('T', 9, 55, 'd')]) {
@@ -37,26 +37,23 @@ test('historical: getHistorical orders by time then record number, filters time 
   }
   await store.addHistorical(rec('t', 0, 70, 'lower-case type'));
   assert.deepEqual(
-    (await store.getHistorical('DEMO1', 'T', 0)).map((r) => r.data),
-    ['a', 'b', 'c', 'd', 'e'],
-  );
-  assert.deepEqual(
     (await store.getHistorical('DEMO1', 'T', 50)).map((r) => r.data),
-    ['d', 'e'],
+    ['d', 'e', 'lower-case type'],
   );
   assert.deepEqual(
     (await store.getHistorical('DEMO1', 'T', Number.NEGATIVE_INFINITY)).map((r) => r.data),
-    ['a', 'b', 'c', 'd', 'e'],
+    ['a', 'b', 'c', 'd', 'e', 'lower-case type'],
   );
+  // REF's collation: 't' and 'T' are the same type
   assert.deepEqual(
     (await store.getHistorical('DEMO1', 't', 0)).map((r) => r.data),
-    ['lower-case type'],
+    ['a', 'b', 'c', 'd', 'e', 'lower-case type'],
   );
   assert.deepEqual(await store.getHistorical('DEMO1', 'NONE', 0), []);
   assert.deepEqual(await store.getHistorical('OTHER', 'T', 0), []);
 });
 
-test('historical: summary per type in byte order, with REF totalSize arithmetic (bytes)', async (t) => {
+test('historical: summary per type ordered without regard to case (REF collation), with REF totalSize arithmetic (bytes)', async (t) => {
   const { store } = await freshStore(t);
   await seed(store);
   await seed(store, 'OTHER');
@@ -73,6 +70,7 @@ test('historical: summary per type in byte order, with REF totalSize arithmetic 
   // vehicle id DEMO1 = 5 bytes; per record: len(type) + len(data) + 5 + 20
   assert.deepEqual(summary, [
     { type: '*-LOG-Trip', distinctRecords: 1, totalRecords: 1, totalSize: 10 + 4 + 25, first: 120, last: 120 },
+    { type: 'a', distinctRecords: 1, totalRecords: 1, totalSize: 1 + 0 + 25, first: 150, last: 150 },
     { type: 'B', distinctRecords: 1, totalRecords: 1, totalSize: 1 + 1 + 25, first: 150, last: 150 },
     {
       type: 'S',
@@ -82,7 +80,6 @@ test('historical: summary per type in byte order, with REF totalSize arithmetic 
       first: 100,
       last: 300,
     },
-    { type: 'a', distinctRecords: 1, totalRecords: 1, totalSize: 1 + 0 + 25, first: 150, last: 150 },
   ]);
   assert.equal((await store.summarizeHistorical('DEMO1', 0))[0]?.totalRecords, 2);
   assert.deepEqual(
@@ -90,4 +87,12 @@ test('historical: summary per type in byte order, with REF totalSize arithmetic 
     ['S'],
   );
   assert.deepEqual(await store.summarizeHistorical('NOBODY', 0), []);
+});
+
+test('historical: record types are looked up case-insensitively, as the reference server does', async (t) => {
+  const { store } = await freshStore(t);
+  await seed(store);
+  await store.addHistorical(rec('*-Log-Notification', 0, 100, 'A,x'), true);
+  const rows = await store.getHistorical('DEMO1', '*-LOG-Notification', 0);
+  assert.deepEqual(rows, [rec('*-Log-Notification', 0, 100, 'A,x')]);
 });

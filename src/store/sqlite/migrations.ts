@@ -54,9 +54,11 @@ export const MIGRATIONS: readonly Migration[] = [
 
       -- The key is (vehicle_id, type, record_number, time); its columns are ordered so that the
       -- primary-key index also serves "records of a type since T, by time then record number".
+      -- Record types compare case-insensitively, as in REF (MySQL collation): a client asking
+      -- for '*-LOG-Notification' gets the '*-Log-Notification' records.
       CREATE TABLE historical (
         vehicle_id    TEXT    NOT NULL REFERENCES vehicles (id) ON DELETE CASCADE,
-        type          TEXT    NOT NULL,
+        type          TEXT    NOT NULL COLLATE NOCASE,
         record_number INTEGER NOT NULL,
         time          INTEGER NOT NULL,
         data          TEXT    NOT NULL,
