@@ -2,18 +2,20 @@
  * `npm run bench`: builds vts if needed, provisions a temporary data folder, and runs each
  * benchmark against a real `vts serve` child process (this process is the load generator).
  *
- *   npm run bench -- [--cars 50] [--seconds 10] [--idle 10000] [--only ingest|idle]
+ *   npm run bench -- [--cars 50] [--seconds 10] [--idle 10000] [--http-seconds 10] [--only ingest|http|idle]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { hashApiToken, newApiToken } from '../src/auth/api-token.js';
 import { hashPassword } from '../src/auth/password.js';
 import { openStore } from '../src/store/open.js';
 import { runIdle, reportIdle } from './mp-idle.js';
 import { runIngest, reportIngest } from './mp-ingest.js';
 import { startServerProcess } from './lib/server-process.js';
+import { reportHttp, runHttp } from './http-status.js';
 
 const { values } = parseArgs({
   options: {
@@ -21,16 +23,29 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '10' },
     idle: { type: 'string', default: '10000' },
     only: { type: 'string' },
+    'http-seconds': { type: 'string', default: '10' },
   },
 });
 const CARS = Number(values.cars);
 const SECONDS = Number(values.seconds);
 const IDLE = Number(values.idle);
+const HTTP_SECONDS = Number(values['http-seconds']);
 const PASSWORD = 'BENCHPASS';
+const USER_PASSWORD = 'bench-password';
+const TOKEN = newApiToken();
 
 async function provision(dataDir: string, count: number): Promise<string[]> {
   const store = await openStore(dataDir);
-  const owner = await store.addOwner('bench', await hashPassword('bench'), '*');
+  const owner = await store.addOwner('bench', await hashPassword(USER_PASSWORD), '*');
+  await store.addApiToken({
+    ownerId: owner.id,
+    tokenHash: hashApiToken(TOKEN),
+    application: 'bench',
+    purpose: 'bench',
+    permit: 'auth',
+    created: Math.floor(Date.now() / 1000),
+    lastUsed: null,
+  });
   const ids: string[] = [];
   for (let k = 0; k < count; k++) {
     const id = `BENCH${String(k).padStart(5, '0')}`;
@@ -48,13 +63,30 @@ async function main(): Promise<void> {
   const reports: string[] = [];
   try {
     process.stderr.write(`provisioning ${Math.max(CARS, IDLE)} vehicles in ${dataDir}...\n`);
-    const ids = await provision(dataDir, Math.max(CARS, wanted === 'ingest' ? 0 : IDLE));
+    const ids = await provision(dataDir, Math.max(CARS, wanted === 'ingest' || wanted === 'http' ? 1 : IDLE));
 
     if (!wanted || wanted === 'ingest') {
       process.stderr.write(`MP ingest: ${CARS} cars for ${SECONDS} s...\n`);
       const server = await startServerProcess(dataDir);
       try {
         reports.push(reportIngest(await runIngest(server, ids.slice(0, CARS), PASSWORD, SECONDS)));
+      } finally {
+        await server.stop();
+      }
+    }
+    if (!wanted || wanted === 'http') {
+      process.stderr.write(`HTTP: GET /api/status for ${HTTP_SECONDS} s with a cookie, then with a token...\n`);
+      const server = await startServerProcess(dataDir, ['--rate-limit-burst', '0']);
+      try {
+        const r = await runHttp(server, {
+          vehicleId: ids[0]!,
+          carPassword: PASSWORD,
+          user: 'bench',
+          password: USER_PASSWORD,
+          token: TOKEN,
+          seconds: HTTP_SECONDS,
+        });
+        reports.push(reportHttp(r));
       } finally {
         await server.stop();
       }

@@ -7,12 +7,18 @@ import type { Logger } from 'pino';
 import {
   DEFAULT_ADDRESS_THROTTLE,
   DEFAULT_LOGIN_THROTTLE,
+  DEFAULT_USER_THROTTLE,
   LoginThrottle,
   type LoginThrottleOptions,
 } from './core/login-throttle.js';
 import { DEFAULT_TIMEOUTS, type InactivityTimeouts } from './core/mp/inactivity.js';
+import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitOptions } from './core/rate-limit.js';
+import { ApiSessions } from './hub/api-sessions.js';
+import type { HttpContext } from './http/context.js';
+import { startHttpListeners, type HttpListeners } from './http/listener.js';
 import { startOfUtcDay } from './core/time.js';
 import { VtsError } from './errors.js';
+import { CredentialCache } from './auth/credential-cache.js';
 import { Hub, type HubOptions } from './hub/hub.js';
 import { DEFAULT_LIMITS, type MpContext, type MpLimits } from './mp/context.js';
 import { startMpListener, type MpListener } from './mp/listener.js';
@@ -48,6 +54,16 @@ export interface ServerConfig {
   housekeepingMs?: number;
   /** Write-behind delay of the store (ms). Default 100. */
   writeBehindMs?: number;
+  /** Session cookie name set by `GET /api/cookie`; `svcapisession` is always accepted too. */
+  cookieName?: string;
+  /** Idle seconds after which an API session ends (sliding). Default 180. */
+  sessionTimeout?: number;
+  /** The HTTP rate limiter (http-api-v2.md §1.1); `burst: 0` turns it off. */
+  rateLimit?: Partial<RateLimitOptions>;
+  /** Failed HTTP authentications per user name. */
+  userThrottle?: Partial<LoginThrottleOptions>;
+  /** Largest HTTP request body (bytes). Default 64 KiB. */
+  httpBodyLimit?: number;
 }
 
 export interface Ports {
@@ -62,6 +78,8 @@ export interface RunningServer {
   readonly hub: Hub;
   readonly store: Store;
   readonly mp: MpListener;
+  readonly http: HttpListeners;
+  readonly sessions: ApiSessions;
   /** Stops accepting, closes connections, flushes and closes the store. */
   close(): Promise<void>;
 }
@@ -93,6 +111,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     utilisationDays: config.utilisationDays ?? 90,
   };
   const hub = new Hub(store, log, hubOptions);
+  const credentials = new CredentialCache();
   let connectionIds = 0;
   const ctx: MpContext = {
     hub,
@@ -103,10 +122,26 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     timeouts: { ...DEFAULT_TIMEOUTS, ...config.timeouts },
     limits: { ...DEFAULT_LIMITS, ...config.limits },
     carAuthFailed: new Set(),
+    credentials,
     nextConnectionId: () => ++connectionIds,
   };
 
+  const sessions = new ApiSessions(hub, (config.sessionTimeout ?? 180) * 1000);
+  const httpCtx: HttpContext = {
+    hub,
+    store,
+    sessions,
+    log,
+    credentials,
+    addressThrottle: ctx.addressThrottle,
+    userThrottle: new LoginThrottle({ ...DEFAULT_USER_THROTTLE, ...config.userThrottle }),
+    rateLimiter: new RateLimiter({ ...DEFAULT_RATE_LIMIT, ...config.rateLimit }),
+    cookieNames: [...new Set([config.cookieName ?? 'svcapisession', 'svcapisession'])],
+    bodyLimit: config.httpBodyLimit ?? 64 * 1024,
+  };
+
   let mp: MpListener;
+  let http: HttpListeners;
   try {
     mp = await startMpListener(ctx, {
       host: config.bind,
@@ -116,6 +151,18 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
       sweepIntervalMs: config.sweepIntervalMs ?? 10_000,
     });
   } catch (err) {
+    await store.close();
+    throw new VtsError('VTS_ERR_LISTEN', (err as Error).message, { cause: err });
+  }
+  try {
+    http = await startHttpListeners(httpCtx, {
+      host: config.bind,
+      httpPort: config.httpPort,
+      httpsPort: config.httpsPort,
+      tls,
+    });
+  } catch (err) {
+    await mp.close();
     await store.close();
     throw new VtsError('VTS_ERR_LISTEN', (err as Error).message, { cause: err });
   }
@@ -142,6 +189,8 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
       await store.purgeUtilisation(startOfUtcDay(now) - (hubOptions.utilisationDays - 1) * 86400);
       ctx.throttle.sweep(now);
       ctx.addressThrottle.sweep(now);
+      httpCtx.userThrottle.sweep(now);
+      httpCtx.rateLimiter.tick(now);
     } catch (err) {
       log.error({ err }, 'housekeeping failed');
     } finally {
@@ -150,17 +199,22 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   };
   const timer = setInterval(() => void housekeeping(), config.housekeepingMs ?? 60_000);
   timer.unref();
+  const sessionTimer = setInterval(() => sessions.sweep(), Math.min(10_000, sessions.timeoutMs / 2));
+  sessionTimer.unref();
 
   let closing: Promise<void> | undefined;
   return {
-    ports: { mp: mp.port, mpTls: mp.tlsPort, http: null, https: null },
+    ports: { mp: mp.port, mpTls: mp.tlsPort, http: http.http, https: http.https },
     hub,
     store,
     mp,
+    http,
+    sessions,
     close() {
       closing ??= (async () => {
         clearInterval(timer);
-        await mp.close();
+        clearInterval(sessionTimer);
+        await Promise.all([mp.close(), http.close()]);
         await flushTraffic();
         await store.close();
       })();

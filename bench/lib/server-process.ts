@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 export interface ServerProcess {
   child: ChildProcess;
   mpPort: number;
+  httpPort: number;
   /** Resident set size of the server process in bytes (from /proc). */
   rss(): number;
   stop(): Promise<number | null>;
@@ -14,19 +15,37 @@ export interface ServerProcess {
 export async function startServerProcess(dataDir: string, extraArgs: string[] = []): Promise<ServerProcess> {
   const child = spawn(
     process.execPath,
-    ['dist/cli/main.js', 'serve', '--data-dir', dataDir, '--bind', '127.0.0.1', '--mp-port', '0', '--log-level', 'warn', ...extraArgs],
+    [
+      'dist/cli/main.js',
+      'serve',
+      '--data-dir',
+      dataDir,
+      '--bind',
+      '127.0.0.1',
+      '--mp-port',
+      '0',
+      '--http-port',
+      '0',
+      '--https-port',
+      '0',
+      '--mp-tls-port',
+      '0',
+      '--log-level',
+      'warn',
+      ...extraArgs,
+    ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const lines = createInterface({ input: child.stdout! });
-  const mpPort = await new Promise<number>((resolve, reject) => {
+  const ports = await new Promise<{ mp: number; http: number }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('server did not report its ports within 30 s')), 30_000);
     child.once('exit', (code) => reject(new Error(`server exited early (${code})`)));
     lines.on('line', (line) => {
       try {
-        const ev = JSON.parse(line) as { event?: string; mp?: number };
+        const ev = JSON.parse(line) as { event?: string; mp?: number; http?: number };
         if (ev.event === 'listening' && typeof ev.mp === 'number') {
           clearTimeout(timer);
-          resolve(ev.mp);
+          resolve({ mp: ev.mp, http: ev.http ?? 0 });
         }
       } catch {
         /* not our line */
@@ -35,7 +54,8 @@ export async function startServerProcess(dataDir: string, extraArgs: string[] = 
   });
   return {
     child,
-    mpPort,
+    mpPort: ports.mp,
+    httpPort: ports.http,
     rss() {
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       const m = /VmRSS:\s+(\d+) kB/.exec(status);

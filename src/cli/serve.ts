@@ -20,6 +20,18 @@ interface ServeOptions {
   timeoutApp: number;
   timeoutBatch: number;
   timeoutCar: number;
+  cookieName: string;
+  sessionTimeout: number;
+  rateLimitBurst: number;
+  rateLimitPerMinute: number;
+  rateLimitMax: number;
+  rateLimitDelay: number;
+}
+
+/** A cookie name as RFC 6265 allows it (a token). */
+function parseCookieName(value: string): string {
+  if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,64}$/.test(value)) throw new Error(`not a cookie name: ${value}`);
+  return value;
 }
 
 /** Exit at the latest this long after SIGTERM/SIGINT, even if something hangs. */
@@ -56,6 +68,27 @@ export function registerServe(program: Command): void {
     default: 960,
     parse: parseCount,
   });
+  addConfigOption(cmd, '--cookie-name <name>', 'session cookie set by GET /api/cookie (svcapisession is always accepted)', {
+    default: 'svcapisession',
+    parse: parseCookieName,
+  });
+  addConfigOption(cmd, '--session-timeout <seconds>', 'end an API session after this much idle time', {
+    default: 180,
+    parse: parseCount,
+  });
+  addConfigOption(cmd, '--rate-limit-burst <n>', 'HTTP requests a new client address may make at once (0 = no rate limit)', {
+    default: 120,
+    parse: parseCount,
+  });
+  addConfigOption(cmd, '--rate-limit-per-minute <n>', 'HTTP requests added to an address\'s quota every minute', {
+    default: 60,
+    parse: parseCount,
+  });
+  addConfigOption(cmd, '--rate-limit-max <n>', 'ceiling of an address\'s HTTP request quota', { default: 240, parse: parseCount });
+  addConfigOption(cmd, '--rate-limit-delay <seconds>', 'hold a refused HTTP request this long before its 429', {
+    default: 20,
+    parse: parseCount,
+  });
   cmd.action(async () => {
     const o = resolveOptions<ServeOptions>(cmd);
     const log = createLogger(o.logLevel);
@@ -71,6 +104,14 @@ export function registerServe(program: Command): void {
       messageHistory: o.messageHistory,
       notificationHistory: o.notificationHistory,
       timeouts: { appMs: o.timeoutApp * 1000, batchMs: o.timeoutBatch * 1000, carMs: o.timeoutCar * 1000 },
+      cookieName: o.cookieName,
+      sessionTimeout: o.sessionTimeout,
+      rateLimit: {
+        burst: o.rateLimitBurst,
+        perMinute: o.rateLimitPerMinute,
+        max: o.rateLimitMax,
+        delaySeconds: o.rateLimitDelay,
+      },
     };
     // handlers first: a signal that arrives during start-up or right after the listening line
     // must still stop the server gracefully

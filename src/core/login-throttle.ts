@@ -21,6 +21,15 @@ export const DEFAULT_LOGIN_THROTTLE: LoginThrottleOptions = {
   lockoutAfter: 100,
 };
 
+/** Per user name (HTTP): delays only, never a lockout (that would let anyone lock a user out). */
+export const DEFAULT_USER_THROTTLE: LoginThrottleOptions = {
+  free: 10,
+  windowSeconds: 600,
+  baseDelaySeconds: 1,
+  maxDelaySeconds: 10,
+  lockoutAfter: Number.POSITIVE_INFINITY,
+};
+
 /** Per source address alone: looser, as many modules may share one carrier NAT address. */
 export const DEFAULT_ADDRESS_THROTTLE: LoginThrottleOptions = {
   free: 100,

@@ -92,6 +92,29 @@ export class Hub {
     }
   }
 
+  // --- HTTP API sessions as apps (http-api-v2.md §4.5, product spec §3) ---
+
+  /**
+   * Registers an API session (by key) as an app of the vehicle and tells the car its new app
+   * count. Returns the app count before the call (0 means this session is the first peer).
+   */
+  registerApiApp(vehicleId: string, ownerId: number, key: string): number {
+    const link = this.linkFor(vehicleId, ownerId);
+    const before = link.appCount;
+    if (!link.apiApps.has(key)) {
+      link.apiApps.add(key);
+      this.tellCarAppCount(link);
+    }
+    return before;
+  }
+
+  unregisterApiApp(vehicleId: string, key: string): void {
+    const link = this.links.get(vehicleId);
+    if (!link?.apiApps.delete(key)) return;
+    this.tellCarAppCount(link);
+    this.prune(link);
+  }
+
   /** Sends to a client, or holds the message while its login replay is in progress. */
   deliver(peer: Peer, code: string, data: string): void {
     const held = this.held.get(peer);

@@ -152,7 +152,7 @@ export class MpConnection implements ActivityState {
 
     let result;
     try {
-      result = await checkLogin(this.ctx.store, w, hub.seconds());
+      result = await checkLogin(this.ctx.store, this.ctx.credentials, w, hub.now());
     } catch (err) {
       log.error({ err, conn: this.id }, 'login check failed');
       return this.fail('login check failed');

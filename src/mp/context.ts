@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import type { InactivityTimeouts } from '../core/mp/inactivity.js';
 import type { LoginThrottle } from '../core/login-throttle.js';
+import type { CredentialCache } from '../auth/credential-cache.js';
 import type { Hub } from '../hub/hub.js';
 import type { Store } from '../store/store.js';
 
@@ -28,6 +29,8 @@ export interface MpContext {
   throttle: LoginThrottle;
   /** Failed logins per source address, with looser limits (many modules may share one NAT). */
   addressThrottle: LoginThrottle;
+  /** Verified (user, password) pairs, shared with the HTTP API. */
+  credentials: CredentialCache;
   timeouts: InactivityTimeouts;
   limits: MpLimits;
   /** Vehicles whose car login failed since the last success (for the auth alerts of §4.2). */

@@ -7,16 +7,17 @@ import { MpCipher } from '../core/crypto/mp-cipher.js';
 import { digestBase64, randomToken, sessionKey, verifyDigest } from '../core/crypto/digest.js';
 import { hasRight } from '../core/auth/rights.js';
 import { scheme0Reply, scheme1Reply, type LoginWelcome } from '../core/mp/welcome.js';
-import { hashApiToken, looksLikeApiToken } from '../auth/api-token.js';
-import { hashPassword, verifyPassword } from '../auth/password.js';
+import { authenticateUser } from '../auth/authenticate.js';
+import type { CredentialCache } from '../auth/credential-cache.js';
 import type { Store, Vehicle } from '../store/store.js';
 
 export type LoginResult =
   | { ok: true; vehicle: Vehicle; reply: string; cipher: MpCipher | null }
   | { ok: false; reason: string; vehicleId?: string };
 
-export async function checkLogin(store: Store, w: LoginWelcome, now: number): Promise<LoginResult> {
-  return w.scheme === '0' ? scheme0(store, w) : scheme1(store, w, now);
+/** @param nowMs the current time in epoch milliseconds */
+export async function checkLogin(store: Store, cache: CredentialCache, w: LoginWelcome, nowMs: number): Promise<LoginResult> {
+  return w.scheme === '0' ? scheme0(store, w) : scheme1(store, cache, w, nowMs);
 }
 
 async function scheme0(store: Store, w: LoginWelcome): Promise<LoginResult> {
@@ -38,32 +39,12 @@ async function scheme0(store: Store, w: LoginWelcome): Promise<LoginResult> {
   };
 }
 
-let dummy: Promise<string> | undefined;
-function dummyHash(): Promise<string> {
-  dummy ??= hashPassword('not a password of anyone');
-  return dummy;
-}
-
-async function scheme1(store: Store, w: LoginWelcome, now: number): Promise<LoginResult> {
+async function scheme1(store: Store, cache: CredentialCache, w: LoginWelcome, nowMs: number): Promise<LoginResult> {
+  const auth = await authenticateUser(store, cache, w.field1, w.field2, nowMs);
+  if (!auth) return { ok: false, reason: 'wrong user name, password or token' };
+  if (!hasRight(auth.permit, 'v2')) return { ok: false, reason: 'missing right v2' };
+  const owner = auth.owner;
   const username = w.field1;
-  const secret = w.field2;
-  const owner = await store.getOwnerByName(username);
-  if (!owner) {
-    await verifyPassword(secret, await dummyHash()); // same cost as a real check: no user enumeration
-    return { ok: false, reason: 'unknown user' };
-  }
-  let permit: string | null = null;
-  if (looksLikeApiToken(secret)) {
-    const hash = hashApiToken(secret.toLowerCase());
-    const token = await store.findApiToken(owner.id, hash);
-    if (token) {
-      permit = token.permit;
-      store.touchApiToken(owner.id, hash, now);
-    }
-  }
-  if (permit === null && (await verifyPassword(secret, owner.passwordHash))) permit = owner.rights;
-  if (permit === null) return { ok: false, reason: 'wrong password or token' };
-  if (!hasRight(permit, 'v2')) return { ok: false, reason: 'missing right v2' };
 
   const vehicles = await store.listVehicles(owner.id);
   const vehicle = w.vehicleId === '*' ? vehicles[0] : vehicles.find((v) => v.id === w.vehicleId);

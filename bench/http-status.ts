@@ -1,0 +1,76 @@
+/**
+ * HTTP API: `GET /api/status/<id>` (a car has sent S and D) under load with autocannon, once with
+ * a session cookie and once with `username` + API token in the query. Reports requests/s and
+ * latency percentiles. The server runs with its rate limiter off (`--rate-limit-burst 0`).
+ */
+import autocannon from 'autocannon';
+import type { ServerProcess } from './lib/server-process.js';
+import { BenchCar } from './lib/car.js';
+import { fmt, mib } from './lib/stats.js';
+
+export interface HttpResult {
+  label: string;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+const S = 'S80,K,230,16,charging,standard,350,320,16,123,0,5.5,3,1,0,0,0,0,160,60,30,400,90,0,0,0,4000,20,85,450,type2,3.7,390.5,98,3.8,95,-10.5,45,6.2,1234.5,64.0';
+const D = 'D140,8,4,30,40,25,123,12345,0,0,20,2,1,1,12.5,4,12.6,16,35,1.2,21';
+
+function run(url: string, headers: Record<string, string>, seconds: number): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, headers, connections: 50, pipelining: 1, duration: seconds }, (err, result) =>
+      err ? reject(err) : resolve(result),
+    );
+  });
+}
+
+export async function runHttp(
+  server: ServerProcess,
+  opts: { vehicleId: string; carPassword: string; user: string; password: string; token: string; seconds: number },
+): Promise<{ results: HttpResult[]; rssBytes: number }> {
+  const car = await BenchCar.connect(server.mpPort, opts.vehicleId, opts.carPassword);
+  car.sendAll([S, D]);
+  const base = `http://127.0.0.1:${server.httpPort}`;
+  const login = await fetch(`${base}/api/cookie?username=${encodeURIComponent(opts.user)}&password=${encodeURIComponent(opts.password)}`);
+  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
+  if (login.status !== 200 || !cookie) throw new Error(`login failed: ${login.status}`);
+  const probe = await fetch(`${base}/api/status/${opts.vehicleId}`, { headers: { cookie } });
+  if (probe.status !== 200) throw new Error(`status probe failed: ${probe.status}`);
+
+  const results: HttpResult[] = [];
+  const cases: [string, string, Record<string, string>][] = [
+    ['cookie', `${base}/api/status/${opts.vehicleId}`, { cookie }],
+    ['token', `${base}/api/status/${opts.vehicleId}?username=${opts.user}&password=${opts.token}`, {}],
+  ];
+  for (const [label, url, headers] of cases) {
+    await run(url, headers, 1); // warm-up
+    const r = await run(url, headers, opts.seconds);
+    results.push({
+      label,
+      requestsPerSecond: r.requests.average,
+      p50Ms: r.latency.p50,
+      p99Ms: r.latency.p99,
+      non2xx: r.non2xx,
+      errors: r.errors,
+    });
+  }
+  const rssBytes = server.rss();
+  car.close();
+  return { results, rssBytes };
+}
+
+export function reportHttp(r: { results: HttpResult[]; rssBytes: number }): string {
+  const lines = ['HTTP GET /api/status/<id> (50 connections, keep-alive):'];
+  for (const x of r.results) {
+    lines.push(
+      `  ${x.label.padEnd(6)} ${fmt(x.requestsPerSecond)} requests/s, latency p50 ${fmt(x.p50Ms, 1)} ms, p99 ${fmt(x.p99Ms, 1)} ms` +
+        (x.non2xx || x.errors ? ` (non-2xx ${x.non2xx}, errors ${x.errors})` : ''),
+    );
+  }
+  lines.push(`  server RSS afterwards: ${mib(r.rssBytes)}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,25 @@
+/** What the HTTP adapter needs from the server around it. */
+import type { Logger } from 'pino';
+import type { CredentialCache } from '../auth/credential-cache.js';
+import type { LoginThrottle } from '../core/login-throttle.js';
+import type { RateLimiter } from '../core/rate-limit.js';
+import type { ApiSessions } from '../hub/api-sessions.js';
+import type { Hub } from '../hub/hub.js';
+import type { Store } from '../store/store.js';
+
+export interface HttpContext {
+  hub: Hub;
+  store: Store;
+  sessions: ApiSessions;
+  log: Logger;
+  credentials: CredentialCache;
+  /** Failed authentications per source address (shared with the MP). */
+  addressThrottle: LoginThrottle;
+  /** Failed authentications per user name (delays only: a lockout would let anyone lock a user out). */
+  userThrottle: LoginThrottle;
+  rateLimiter: RateLimiter;
+  /** Session cookie names accepted; the first is the one `GET /api/cookie` sets. */
+  cookieNames: readonly string[];
+  /** Largest request body accepted (bytes). */
+  bodyLimit: number;
+}

@@ -1,0 +1,39 @@
+/** Request parameters, validated at the edge: the query string, and for POST the form body. */
+import type { FastifyRequest } from 'fastify';
+
+export type Params = Record<string, string>;
+
+const MAX_PARAM = 4096;
+
+function collect(into: Params, source: unknown): void {
+  if (!source || typeof source !== 'object') return;
+  for (const [k, v] of Object.entries(source as Record<string, unknown>)) {
+    if (k in into) continue; // the first occurrence wins
+    const value = Array.isArray(v) ? v[0] : v;
+    if (typeof value === 'string' && value.length <= MAX_PARAM) into[k] = value;
+  }
+}
+
+/** Query parameters first; for POST (and PUT) also the urlencoded or multipart form fields. */
+export function requestParams(req: FastifyRequest): Params {
+  const params: Params = Object.create(null) as Params;
+  collect(params, req.query);
+  if (req.method === 'POST' || req.method === 'PUT') collect(params, req.body);
+  return params;
+}
+
+/** Path segments after `/api`, URL-decoded; null when a segment does not decode. */
+export function apiSegments(url: string): string[] | null {
+  const path = url.split('?', 1)[0] ?? '';
+  const parts = path.split('/').slice(2); // '', 'api', ...
+  try {
+    return parts.map((p) => decodeURIComponent(p));
+  } catch {
+    return null;
+  }
+}
+
+export function clientAddress(req: FastifyRequest): string {
+  const ip = req.ip ?? 'unknown';
+  return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
+}

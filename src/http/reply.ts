@@ -1,0 +1,68 @@
+/**
+ * Responses as the reference server shapes them (http-api-v2.md §1, §2.1): its reason phrases,
+ * `Cache-Control: max-age=0`, `Expires` equal to `Date`, CORS on every response, plain-text
+ * bodies ending in a newline, JSON with sorted keys and a trailing newline.
+ */
+import type { FastifyReply } from 'fastify';
+import { canonicalJson, type JsonValue } from '../core/records/json.js';
+
+/** REF's reason phrases (its `Unrecongised` typo is not copied: see docs/compatibility.md). */
+const REASONS: Record<number, string> = {
+  200: 'Ok',
+  201: 'Created',
+  204: 'No Content',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'not found',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too many requests',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  502: 'Bad Gateway',
+};
+
+export function status(reply: FastifyReply, code: number, reason?: string): FastifyReply {
+  reply.code(code);
+  reply.raw.statusMessage = reason ?? REASONS[code] ?? '';
+  return reply;
+}
+
+export function sendText(reply: FastifyReply, code: number, text: string, reason?: string): FastifyReply {
+  return status(reply, code, reason).header('content-type', 'text/plain').send(text.endsWith('\n') || text === '' ? text : text + '\n');
+}
+
+/**
+ * `Content-Type: application/json` exactly, as REF sends it: the body goes as a Buffer because
+ * fastify appends `; charset=utf-8` to a JSON type sent with a string.
+ */
+export function sendJsonText(reply: FastifyReply, code: number, text: string, reason?: string): FastifyReply {
+  return status(reply, code, reason).header('content-type', 'application/json').send(Buffer.from(text, 'utf8'));
+}
+
+export function sendJson(reply: FastifyReply, code: number, body: JsonValue, reason?: string): FastifyReply {
+  return sendJsonText(reply, code, canonicalJson(body), reason);
+}
+
+// The common error answers (http-api-v2.md §2.1)
+export const unrecognised = (r: FastifyReply) => sendText(r, 404, 'Unrecognised API call', 'Unrecognised API call');
+export const notFound = (r: FastifyReply) => sendText(r, 404, 'not found');
+export const unauthorized = (r: FastifyReply) => sendText(r, 401, 'Authentication failed');
+export const insufficientRights = (r: FastifyReply) => sendText(r, 403, 'Insufficient rights');
+export const forbidden = (r: FastifyReply) => sendText(r, 403, 'Forbidden');
+export const paranoid = (r: FastifyReply) => sendText(r, 502, 'Paranoid vehicles not supported by api');
+export const notImplemented = (r: FastifyReply) => sendText(r, 501, 'Not yet implemented');
+export const badRequest = (r: FastifyReply, why: string) => sendText(r, 400, why);
+
+let dateSecond = 0;
+let dateText = '';
+/** The HTTP date of now, computed once a second. */
+export function httpDate(nowMs = Date.now()): string {
+  const second = Math.floor(nowMs / 1000);
+  if (second !== dateSecond) {
+    dateSecond = second;
+    dateText = new Date(second * 1000).toUTCString();
+  }
+  return dateText;
+}
