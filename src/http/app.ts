@@ -7,7 +7,7 @@
 import type { TlsOptions } from 'node:tls';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { dispatchApi } from './api-v2/routes.js';
 import type { HttpContext } from './context.js';
 import { clientAddress } from './params.js';
@@ -15,6 +15,16 @@ import { httpDate, notFound, sendText, status, unrecognised } from './reply.js';
 
 /** Refused requests held at once (REF holds each for 20 s); beyond this they are refused at once. */
 const MAX_HELD = 1000;
+
+/** The headers of every response: REF's `Date`, `Expires` = `Date`, `Cache-Control`, and CORS. */
+function commonHeaders(reply: FastifyReply): FastifyReply {
+  const date = httpDate();
+  return reply
+    .header('Date', date)
+    .header('Expires', date)
+    .header('Cache-Control', 'max-age=0')
+    .header('Access-Control-Allow-Origin', '*');
+}
 
 export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -25,6 +35,8 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
     requestTimeout: 30_000,
     forceCloseConnections: true,
     return503OnClosing: true,
+    // a URL the router cannot decode: our 400, with the headers every response carries
+    frameworkErrors: (_err, _req, reply) => sendText(commonHeaders(reply), 400, 'Malformed URL encoding'),
     ...(tls ? { https: tls } : {}),
   }) as unknown as FastifyInstance;
 
@@ -50,11 +62,7 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
   });
 
   app.addHook('onSend', async (_req, reply, payload) => {
-    const date = httpDate();
-    reply.header('Date', date);
-    reply.header('Expires', date);
-    reply.header('Cache-Control', 'max-age=0');
-    reply.header('Access-Control-Allow-Origin', '*');
+    commonHeaders(reply);
     return payload;
   });
 
