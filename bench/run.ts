@@ -62,8 +62,9 @@ async function main(): Promise<void> {
   const wanted = values.only;
   const reports: string[] = [];
   try {
-    process.stderr.write(`provisioning ${Math.max(CARS, IDLE)} vehicles in ${dataDir}...\n`);
-    const ids = await provision(dataDir, Math.max(CARS, wanted === 'ingest' || wanted === 'http' ? 1 : IDLE));
+    const count = Math.max(CARS, wanted === 'ingest' || wanted === 'http' ? 1 : IDLE);
+    process.stderr.write(`provisioning ${count} vehicles in ${dataDir}...\n`);
+    const ids = await provision(dataDir, count);
 
     if (!wanted || wanted === 'ingest') {
       process.stderr.write(`MP ingest: ${CARS} cars for ${SECONDS} s...\n`);

@@ -10,7 +10,7 @@ import multipart from '@fastify/multipart';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { dispatchApi } from './api-v2/routes.js';
 import type { HttpContext } from './context.js';
-import { clientAddress } from './params.js';
+import { clientAddress, MAX_PARAM } from './params.js';
 import { httpDate, notFound, sendText, status, unrecognised } from './reply.js';
 
 /** Refused requests held at once (REF holds each for 20 s); beyond this they are refused at once. */
@@ -43,7 +43,7 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
   await app.register(formbody, { bodyLimit: ctx.bodyLimit });
   await app.register(multipart, {
     attachFieldsToBody: 'keyValues',
-    limits: { fieldNameSize: 100, fieldSize: 4096, fields: 20, files: 0, fileSize: 0, parts: 20 },
+    limits: { fieldNameSize: 100, fieldSize: MAX_PARAM + 1, fields: 20, files: 0, fileSize: 0, parts: 20 },
   });
 
   let held = 0;

@@ -3,22 +3,30 @@ import type { FastifyRequest } from 'fastify';
 
 export type Params = Record<string, string>;
 
-const MAX_PARAM = 4096;
+/** The longest parameter value accepted; a longer one makes the request a 400. */
+export const MAX_PARAM = 4096;
 
-function collect(into: Params, source: unknown): void {
-  if (!source || typeof source !== 'object') return;
+/** Adds the string parameters of `source`; false when one is longer than MAX_PARAM. */
+function collect(into: Params, source: unknown): boolean {
+  if (!source || typeof source !== 'object') return true;
   for (const [k, v] of Object.entries(source as Record<string, unknown>)) {
     if (k in into) continue; // the first occurrence wins
     const value = Array.isArray(v) ? v[0] : v;
-    if (typeof value === 'string' && value.length <= MAX_PARAM) into[k] = value;
+    if (typeof value !== 'string') continue;
+    if (value.length > MAX_PARAM) return false;
+    into[k] = value;
   }
+  return true;
 }
 
-/** Query parameters first; for POST (and PUT) also the urlencoded or multipart form fields. */
-export function requestParams(req: FastifyRequest): Params {
+/**
+ * Query parameters first; for POST (and PUT) also the urlencoded or multipart form fields.
+ * Null when a value is longer than MAX_PARAM (refused, never silently dropped).
+ */
+export function requestParams(req: FastifyRequest): Params | null {
   const params: Params = Object.create(null) as Params;
-  collect(params, req.query);
-  if (req.method === 'POST' || req.method === 'PUT') collect(params, req.body);
+  if (!collect(params, req.query)) return null;
+  if ((req.method === 'POST' || req.method === 'PUT') && !collect(params, req.body)) return null;
   return params;
 }
 

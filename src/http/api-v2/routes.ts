@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hasRight } from '../../core/auth/rights.js';
 import { authenticate } from '../auth.js';
 import type { HttpContext } from '../context.js';
-import { apiSegments, requestParams } from '../params.js';
+import { apiSegments, MAX_PARAM, requestParams } from '../params.js';
 import { badRequest, insufficientRights, unauthorized, unrecognised } from '../reply.js';
 import type { ApiRoute } from './call.js';
 import { historical } from './historical.js';
@@ -44,6 +44,7 @@ export async function dispatchApi(ctx: HttpContext, req: FastifyRequest, reply: 
   const route = API_ROUTES.get(`${method}:${fn}`);
   if (!route) return unrecognised(reply);
   const params = requestParams(req);
+  if (params === null) return badRequest(reply, `Parameter too long (${MAX_PARAM} characters at most)`);
   const principal = await authenticate(ctx, req, params);
   if (!principal) return unauthorized(reply);
   if (route.rights && !hasRight(principal.permit, ...route.rights)) return insufficientRights(reply);

@@ -45,11 +45,14 @@ export const listTokens: ApiRoute = {
   },
 };
 
-/** A token may not carry rights its creator does not have (REF allowed that escalation). */
+/**
+ * A token may not carry rights its creator does not have (REF allowed that escalation). `auth`
+ * (authenticated, no named right) and `none` are within anyone's rights.
+ */
 function withinCreatorRights(permit: string, creatorPermit: string): boolean {
   if (creatorPermit.trim() === '*') return true;
   if (permit.trim() === '*') return false;
-  return [...parseRights(permit)].every((r) => r === 'none' || hasRight(creatorPermit, r));
+  return [...parseRights(permit)].every((r) => r === 'none' || r === 'auth' || hasRight(creatorPermit, r));
 }
 
 export const createToken: ApiRoute = {
