@@ -1,8 +1,17 @@
 /** UTC date-time text as the reference writes it: `YYYY-MM-DD HH:MM:SS`. Times are epoch seconds. */
 
+/** The same stored times are formatted again on every poll: the recent ones are remembered. */
+const formatted = new Map<number, string>();
+
 export function formatUtc(epochSeconds: number): string {
-  const iso = new Date(epochSeconds * 1000).toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
+  let text = formatted.get(epochSeconds);
+  if (text === undefined) {
+    const iso = new Date(epochSeconds * 1000).toISOString();
+    text = `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
+    if (formatted.size >= 4096) formatted.clear();
+    formatted.set(epochSeconds, text);
+  }
+  return text;
 }
 
 /** `YYYY-MM-DD` of an epoch-seconds time (UTC). */

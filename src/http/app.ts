@@ -7,11 +7,11 @@
 import type { TlsOptions } from 'node:tls';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { dispatchApi } from './api-v2/routes.js';
 import type { HttpContext } from './context.js';
 import { clientAddress, MAX_PARAM } from './params.js';
-import { httpDate, notFound, sendText, status, unrecognised } from './reply.js';
+import { FASTIFY_JSON_TYPE, httpDate, notFound, sendText, status, unrecognised } from './reply.js';
 
 /** Refused requests held at once (REF holds each for 20 s); beyond this they are refused at once. */
 const MAX_HELD = 1000;
@@ -40,41 +40,49 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
     ...(tls ? { https: tls } : {}),
   }) as unknown as FastifyInstance;
 
-  await app.register(formbody, { bodyLimit: ctx.bodyLimit });
-  await app.register(multipart, {
-    attachFieldsToBody: 'keyValues',
-    limits: { fieldNameSize: 100, fieldSize: MAX_PARAM + 1, fields: 20, files: 0, fileSize: 0, parts: 20 },
-  });
-
+  // Hooks in callback style: the hot path (GET with keep-alive) allocates no promise for them.
   let held = 0;
-  app.addHook('onRequest', async (req, reply) => {
+  app.addHook('onRequest', (req, reply, done) => {
     const limiter = ctx.rateLimiter;
-    if (limiter.hit(clientAddress(req), ctx.hub.seconds())) return;
-    if (held < MAX_HELD) {
-      held++;
-      try {
-        await new Promise((r) => setTimeout(r, limiter.options.delaySeconds * 1000).unref());
-      } finally {
-        held--;
-      }
-    }
-    return status(reply, 429).send('');
+    if (limiter.hit(clientAddress(req), ctx.hub.seconds())) return done();
+    const refuse = (): void => void status(reply, 429).send('');
+    if (held >= MAX_HELD) return refuse();
+    held++;
+    // REF holds a refused request before answering 429 (it slows down a runaway client)
+    setTimeout(() => {
+      held--;
+      refuse();
+    }, limiter.options.delaySeconds * 1000).unref();
   });
 
-  app.addHook('onSend', async (_req, reply, payload) => {
+  app.addHook('onSend', (_req, reply, payload, done) => {
     commonHeaders(reply);
-    return payload;
+    if (reply.getHeader('content-type') === FASTIFY_JSON_TYPE) reply.header('content-type', 'application/json');
+    done(null, payload);
   });
 
-  app.route({
-    method: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
-    url: '/api',
-    handler: (req, reply) => dispatchApi(ctx, req, reply),
+  // before any child context is registered: children inherit the error handler they are born with
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    const code = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
+    if (code >= 500) ctx.log.error({ err, path: req.url.split('?', 1)[0] }, 'HTTP request failed');
+    const text =
+      code === 413 ? 'Request body too large' : code === 415 ? 'Unsupported content type' : code < 500 ? 'Bad request' : 'Internal error';
+    return sendText(reply, code, text);
   });
-  app.route({
-    method: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
-    url: '/api/*',
-    handler: (req, reply) => dispatchApi(ctx, req, reply),
+
+  const api = (req: FastifyRequest, reply: FastifyReply) => dispatchApi(ctx, req, reply);
+  app.route({ method: ['GET', 'HEAD', 'DELETE'], url: '/api', handler: api });
+  app.route({ method: ['GET', 'HEAD', 'DELETE'], url: '/api/*', handler: api });
+  // Form bodies (urlencoded or multipart) are parsed only on POST and PUT routes: the multipart
+  // plugin's hooks would otherwise run on every request
+  await app.register(async (posts) => {
+    await posts.register(formbody, { bodyLimit: ctx.bodyLimit });
+    await posts.register(multipart, {
+      attachFieldsToBody: 'keyValues',
+      limits: { fieldNameSize: 100, fieldSize: MAX_PARAM + 1, fields: 20, files: 0, fileSize: 0, parts: 20 },
+    });
+    posts.route({ method: ['POST', 'PUT'], url: '/api', handler: api });
+    posts.route({ method: ['POST', 'PUT'], url: '/api/*', handler: api });
   });
 
   // CORS preflight for every path
@@ -89,14 +97,6 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?', 1)[0] ?? '';
     return path === '/api' || path.startsWith('/api/') ? unrecognised(reply) : notFound(reply);
-  });
-
-  app.setErrorHandler((err: FastifyError, req, reply) => {
-    const code = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
-    if (code >= 500) ctx.log.error({ err, path: req.url.split('?', 1)[0] }, 'HTTP request failed');
-    const text =
-      code === 413 ? 'Request body too large' : code === 415 ? 'Unsupported content type' : code < 500 ? 'Bad request' : 'Internal error';
-    return sendText(reply, code, text);
   });
 
   return app;

@@ -33,12 +33,16 @@ export function sendText(reply: FastifyReply, code: number, text: string, reason
   return status(reply, code, reason).header('content-type', 'text/plain').send(text.endsWith('\n') || text === '' ? text : text + '\n');
 }
 
+/** Fastify appends `; charset=utf-8` to a JSON type sent with a string; REF's is bare. */
+export const FASTIFY_JSON_TYPE = 'application/json; charset=utf-8';
+
 /**
- * `Content-Type: application/json` exactly, as REF sends it: the body goes as a Buffer because
- * fastify appends `; charset=utf-8` to a JSON type sent with a string.
+ * `Content-Type: application/json` exactly, as REF sends it (the onSend hook of app.ts removes the
+ * charset that fastify adds). A string body, not a Buffer: node then writes the headers and the
+ * body in one write.
  */
 export function sendJsonText(reply: FastifyReply, code: number, text: string, reason?: string): FastifyReply {
-  return status(reply, code, reason).header('content-type', 'application/json').send(Buffer.from(text, 'utf8'));
+  return status(reply, code, reason).header('content-type', 'application/json').send(text);
 }
 
 export function sendJson(reply: FastifyReply, code: number, body: JsonValue, reason?: string): FastifyReply {

@@ -146,6 +146,8 @@ test('canonicalJson: sorted keys, compact, newline; 15 significant digits for fr
   assert.equal(canonicalJson({ b: 1, a: [null, 'x"y', 2.5], c: { z: true, y: false } }), '{"a":[null,"x\\"y",2.5],"b":1,"c":{"y":false,"z":true}}\n');
   assert.equal(canonicalJson({ p: 206.8 * 0.14503773773020923 }), '{"p":29.9938041626073}\n');
   assert.equal(canonicalJson({ u: 'Zürich' }), '{"u":"Zürich"}\n', 'UTF-8, not double-encoded');
+  assert.equal(canonicalJson({ a: 3, 9: 2, 10: 1 }), '{"10":1,"9":2,"a":3}\n', 'index-like keys sort as text too');
+  assert.equal(canonicalJson({ x: [{ b: 1, a: 2 }, { a: 2, b: 1 }] }), '{"x":[{"a":2,"b":1},{"a":2,"b":1}]}\n');
 });
 
 test('charge has S fields up to 41 and only its D keys', () => {

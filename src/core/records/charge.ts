@@ -1,5 +1,5 @@
 /** `/api/charge` (http-api-v2.md §4.9): the `S` record's charge fields plus part of `D`. */
-import { addEnvironment, CHARGE_D_KEYS } from './environment.js';
+import { addEnvironment, CHARGE_D } from './environment.js';
 import { addTime, copyFields, PARANOID, splitFields, type RecordBody, type RecordResult, type StoredRecord } from './fields.js';
 
 /** S fields 14, 15 and 42 are not exposed (as in REF). */
@@ -52,6 +52,6 @@ export function chargeBody(s: StoredRecord | undefined, d: StoredRecord | undefi
     addTime(body, 's', s, now);
     copyFields(body, splitFields(s.data), S_FIELDS);
   }
-  addEnvironment(body, d, CHARGE_D_KEYS, now);
+  addEnvironment(body, d, CHARGE_D, now);
   return body;
 }

@@ -69,15 +69,24 @@ export const CHARGE_D_KEYS: ReadonlySet<string> = new Set([
   'vehicle12v_current',
 ]);
 
-/** Adds the `D` keys in `keys`, with `m_msgtime_d`/`m_msgage_d`. A paranoid `D` adds nothing. */
-export function addEnvironment(body: RecordBody, d: StoredRecord | undefined, keys: ReadonlySet<string>, now: number): void {
+/** The bit and text fields of one endpoint's selection of `D` keys. */
+export interface EnvironmentKeys {
+  bits: readonly (readonly [string, number, number])[];
+  text: readonly (readonly [string, number])[];
+}
+
+function select(keys: ReadonlySet<string>): EnvironmentKeys {
+  return { bits: BITS.filter(([key]) => keys.has(key)), text: TEXT.filter(([key]) => keys.has(key)) };
+}
+
+export const STATUS_D = select(STATUS_D_KEYS);
+export const CHARGE_D = select(CHARGE_D_KEYS);
+
+/** Adds the selected `D` keys, with `m_msgtime_d`/`m_msgage_d`. A paranoid `D` adds nothing. */
+export function addEnvironment(body: RecordBody, d: StoredRecord | undefined, keys: EnvironmentKeys, now: number): void {
   if (!d || d.paranoid) return;
   const f = splitFields(d.data);
   addTime(body, 'd', d, now);
-  for (const [key, n, mask] of BITS) if (keys.has(key)) body[key] = masked(f, n, mask);
-  copyFields(
-    body,
-    f,
-    TEXT.filter(([key]) => keys.has(key)),
-  );
+  for (const [key, n, mask] of keys.bits) body[key] = masked(f, n, mask);
+  copyFields(body, f, keys.text);
 }

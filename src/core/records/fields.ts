@@ -42,6 +42,7 @@ export function copyFields(body: RecordBody, fields: readonly string[], map: rea
 /** Perl's numeric value of a field used as an integer (leading digits; `''`, undef, text: 0). */
 export function integerOf(text: string | undefined): number {
   if (text === undefined) return 0;
+  if (/^\d{1,9}$/.test(text)) return +text; // the usual case
   const m = /^\s*([+-]?)(\d+)/.exec(text);
   if (!m) return 0;
   const n = Number(m[2]);

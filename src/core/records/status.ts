@@ -1,5 +1,5 @@
 /** `/api/status` (http-api-v2.md §4.8): the `S` record's main fields plus the `D` record. */
-import { addEnvironment, STATUS_D_KEYS } from './environment.js';
+import { addEnvironment, STATUS_D } from './environment.js';
 import { addTime, copyFields, PARANOID, splitFields, type RecordBody, type RecordResult, type StoredRecord } from './fields.js';
 
 const S_FIELDS = [
@@ -23,6 +23,6 @@ export function statusBody(s: StoredRecord | undefined, d: StoredRecord | undefi
     addTime(body, 's', s, now);
     copyFields(body, splitFields(s.data), S_FIELDS);
   }
-  addEnvironment(body, d, STATUS_D_KEYS, now);
+  addEnvironment(body, d, STATUS_D, now);
   return body;
 }

@@ -26,6 +26,7 @@ import type {
   VehicleType,
 } from '../store.js';
 import { WriteBehindBuffer, type WriteBatch } from '../write-behind.js';
+import { ReadCache } from './read-cache.js';
 import { migrate } from './migrations.js';
 
 const BUSY_TIMEOUT_MS = 5000;
@@ -211,6 +212,8 @@ function prepareStatements(db: Database.Database) {
     carMessages: db.prepare<[string], CarMessageRow>(
       'SELECT code, data, time, paranoid, ptoken, valid FROM car_messages WHERE vehicle_id = ?',
     ),
+    /** Changes when another connection (another process) commits: see ReadCache. */
+    dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
 
     // historical
     putHistorical: db.prepare<[string, number, number, string, number, string]>(
@@ -301,6 +304,9 @@ export class SqliteStore implements Store {
   private closed = false;
   private readonly stmt: Statements;
   private readonly commitBatch: (batch: WriteBatch) => void;
+  private readonly vehicleRows = new ReadCache<VehicleRow>();
+  private readonly messageRows = new ReadCache<readonly CarMessageRow[]>();
+  private dataVersion = -1;
 
   /** Opens (creating if needed) and migrates the database at `file`. */
   constructor(file: string, opts: StoreOptions = {}) {
@@ -335,14 +341,36 @@ export class SqliteStore implements Store {
       for (const t of batch.tokenTouches.values()) s.touchApiToken.run(t.time, t.ownerId, t.tokenHash);
     }).immediate;
 
-    this.buffer = new WriteBehindBuffer((batch) => this.commitBatch(batch), {
-      delayMs: opts.writeBehindMs ?? 100,
-      onBackgroundError: opts.onBackgroundError,
-    });
+    this.buffer = new WriteBehindBuffer(
+      (batch) => {
+        this.commitBatch(batch);
+        for (const vid of batch.carMessages.keys()) this.forget(vid);
+        for (const vid of batch.lastUpdates.keys()) this.forget(vid);
+      },
+      {
+        delayMs: opts.writeBehindMs ?? 100,
+        onBackgroundError: opts.onBackgroundError,
+      },
+    );
   }
 
   private open(): void {
     if (this.closed) throw new VtsError('VTS_ERR_STORE_CLOSED');
+  }
+
+  /** Empties the read caches when another process has committed since the last look. */
+  private syncCaches(): void {
+    const version = this.stmt.dataVersion.get()!;
+    if (version === this.dataVersion) return;
+    this.dataVersion = version;
+    this.vehicleRows.clear();
+    this.messageRows.clear();
+  }
+
+  /** Drops what the read caches hold of a vehicle this process just wrote. */
+  private forget(vehicleId: string): void {
+    this.vehicleRows.delete(vehicleId);
+    this.messageRows.delete(vehicleId);
   }
 
   private toVehicle(r: VehicleRow): Vehicle {
@@ -443,7 +471,13 @@ export class SqliteStore implements Store {
 
   async getVehicle(id: string): Promise<Vehicle | undefined> {
     this.open();
-    const r = this.stmt.vehicle.get(id.toUpperCase());
+    this.syncCaches();
+    const vid = id.toUpperCase();
+    let r = this.vehicleRows.get(vid);
+    if (!r) {
+      r = this.stmt.vehicle.get(vid);
+      if (r) this.vehicleRows.set(vid, r);
+    }
     return r && this.toVehicle(r);
   }
 
@@ -458,6 +492,7 @@ export class SqliteStore implements Store {
     const vid = id.toUpperCase();
     // Buffered writes of the vehicle must not outlive it (nor land on a vehicle re-added later).
     this.buffer.discardVehicle(vid);
+    this.forget(vid);
     // Children go by ON DELETE CASCADE (car_messages, historical, utilisation, push_subscriptions).
     return this.stmt.deleteVehicle.run(vid).changes > 0;
   }
@@ -468,6 +503,7 @@ export class SqliteStore implements Store {
     // Buffered messages first, then the stored ones, in one synchronous step: the commit function
     // is synchronous, so no batch is in flight here, and messages buffered later keep valid = 1.
     this.buffer.invalidateParanoid(vid, token);
+    this.forget(vid);
     const s = this.stmt;
     this.db
       .transaction(() => {
@@ -487,8 +523,10 @@ export class SqliteStore implements Store {
   async getCarMessages(vehicleId: string, includeInvalid = false): Promise<CarMessage[]> {
     this.open();
     const vid = vehicleId.toUpperCase();
+    this.syncCaches();
+    const rows = this.messageRows.get(vid) ?? this.messageRows.set(vid, this.stmt.carMessages.all(vid));
     const byCode = new Map<string, CarMessage>();
-    for (const r of this.stmt.carMessages.all(vid)) {
+    for (const r of rows) {
       byCode.set(r.code, {
         code: r.code,
         data: r.data,

@@ -1,0 +1,55 @@
+/**
+ * The store's read cache of vehicles and stored car messages (src/store/sqlite/read-cache.ts):
+ * reads after the store's own writes see them, and a change committed by another process (the
+ * admin CLI on the same database) is seen at once.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openStore } from '../../src/store/open.js';
+import { freshStore, seed } from './helpers.js';
+
+const msg = (data: string, time: number) => ({ code: 'S', data, time, paranoid: false, ptoken: '' });
+
+test('own writes: a new car message, a paranoid token and a removal are seen by the next read', async (t) => {
+  const { store } = await freshStore(t, { writeBehindMs: 5 });
+  await seed(store);
+  assert.deepEqual(await store.getCarMessages('DEMO1'), []);
+  assert.equal((await store.getVehicle('DEMO1'))?.lastUpdate, null);
+
+  store.putCarMessage('DEMO1', msg('1', 100));
+  assert.equal((await store.getCarMessages('DEMO1'))[0]?.data, '1', 'buffered');
+  await store.flush();
+  assert.equal((await store.getCarMessages('DEMO1'))[0]?.data, '1', 'committed');
+  assert.equal((await store.getVehicle('DEMO1'))?.lastUpdate, 100);
+  store.putCarMessage('DEMO1', msg('2', 101));
+  await store.flush();
+  assert.equal((await store.getCarMessages('DEMO1'))[0]?.data, '2');
+
+  await store.setParanoidToken('DEMO1', 'tok');
+  assert.equal((await store.getVehicle('DEMO1'))?.paranoidToken, 'tok');
+  assert.ok(await store.removeVehicle('DEMO1'));
+  assert.equal(await store.getVehicle('DEMO1'), undefined);
+  assert.deepEqual(await store.getCarMessages('DEMO1'), []);
+});
+
+test('another process removes and re-adds the vehicle: the server sees it at once, old messages gone', async (t) => {
+  const { dir, store } = await freshStore(t, { writeBehindMs: 5 });
+  const { owner } = await seed(store);
+  store.putCarMessage('DEMO1', msg('old', 100));
+  await store.flush();
+  assert.equal((await store.getCarMessages('DEMO1')).length, 1);
+  assert.equal((await store.getVehicle('DEMO1'))?.name, 'Demo car');
+
+  const cli = await openStore(dir);
+  try {
+    assert.ok(await cli.removeVehicle('DEMO1'));
+    assert.equal(await store.getVehicle('DEMO1'), undefined, 'the removal by the other process is seen');
+    await cli.addVehicle({ id: 'DEMO1', ownerId: owner.id, name: 'Re-added', carPassword: 'new' });
+  } finally {
+    await cli.close();
+  }
+  const v = await store.getVehicle('DEMO1');
+  assert.equal(v?.name, 'Re-added');
+  assert.equal(v?.carPassword, 'new');
+  assert.deepEqual(await store.getCarMessages('DEMO1'), [], 'no message of the removed vehicle survives');
+});
