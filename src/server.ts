@@ -80,6 +80,8 @@ export interface RunningServer {
   readonly mp: MpListener;
   readonly http: HttpListeners;
   readonly sessions: ApiSessions;
+  /** Verified passwords (shared by the MP scheme-1 login and the HTTP API). */
+  readonly credentials: CredentialCache;
   /** Stops accepting, closes connections, flushes and closes the store. */
   close(): Promise<void>;
 }
@@ -210,6 +212,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     mp,
     http,
     sessions,
+    credentials,
     close() {
       closing ??= (async () => {
         clearInterval(timer);
