@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openStore } from '../../src/store/open.js';
-import { freshStore, seed } from './helpers.js';
+import { freshStore, seed, sleep } from './helpers.js';
 
 const msg = (data: string, time: number) => ({ code: 'S', data, time, paranoid: false, ptoken: '' });
 
@@ -43,13 +43,45 @@ test('another process removes and re-adds the vehicle: the server sees it at onc
   const cli = await openStore(dir);
   try {
     assert.ok(await cli.removeVehicle('DEMO1'));
+    await sleep(2); // the store looks for other processes' commits at most once a millisecond
     assert.equal(await store.getVehicle('DEMO1'), undefined, 'the removal by the other process is seen');
     await cli.addVehicle({ id: 'DEMO1', ownerId: owner.id, name: 'Re-added', carPassword: 'new' });
   } finally {
     await cli.close();
   }
+  await sleep(2);
   const v = await store.getVehicle('DEMO1');
   assert.equal(v?.name, 'Re-added');
   assert.equal(v?.carPassword, 'new');
   assert.deepEqual(await store.getCarMessages('DEMO1'), [], 'no message of the removed vehicle survives');
+});
+
+test('owners and API tokens: own writes and another process\'s are seen by the next read', async (t) => {
+  const { dir, store } = await freshStore(t);
+  const { owner } = await seed(store);
+  const token = { ownerId: owner.id, tokenHash: 'a'.repeat(64), application: 'x', purpose: 'y', permit: 'auth', created: 1, lastUsed: null };
+  assert.equal(await store.findApiToken(owner.id, token.tokenHash), undefined, 'not there (remembered as absent)');
+  await store.addApiToken(token);
+  assert.equal((await store.findApiToken(owner.id, token.tokenHash))?.permit, 'auth', 'own add forgets the absence');
+  assert.equal((await store.getOwnerByName('DEMO'))?.passwordHash, 'hash', 'names fold case');
+
+  const cli = await openStore(dir);
+  try {
+    assert.ok(await cli.setOwnerPassword('demo', 'changed'));
+    await sleep(2);
+    assert.equal((await store.getOwnerByName('demo'))?.passwordHash, 'changed');
+    assert.ok(await cli.removeApiToken(owner.id, token.tokenHash));
+    await sleep(2);
+    assert.equal(await store.findApiToken(owner.id, token.tokenHash), undefined, 'revoked by the other process');
+    await cli.setOwnerRights('demo', 'auth');
+    await sleep(2);
+    assert.equal((await store.getOwnerByName('demo'))?.rights, 'auth');
+  } finally {
+    await cli.close();
+  }
+  await store.addApiToken(token);
+  assert.ok(await store.removeApiToken(owner.id, token.tokenHash));
+  assert.equal(await store.findApiToken(owner.id, token.tokenHash), undefined, 'own removal');
+  assert.ok(await store.setOwnerPassword('demo', 'again'));
+  assert.equal((await store.getOwnerByName('demo'))?.passwordHash, 'again', 'own password change');
 });

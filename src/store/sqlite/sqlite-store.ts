@@ -298,6 +298,10 @@ function prepareStatements(db: Database.Database) {
 
 type Statements = ReturnType<typeof prepareStatements>;
 
+/** SQLite's NOCASE: only ASCII letters fold. */
+const foldCase = (name: string): string => name.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+const tokenKey = (ownerId: number, tokenHash: string): string => `${ownerId}\0${tokenHash}`;
+
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly buffer: WriteBehindBuffer;
@@ -306,7 +310,12 @@ export class SqliteStore implements Store {
   private readonly commitBatch: (batch: WriteBatch) => void;
   private readonly vehicleRows = new ReadCache<VehicleRow>();
   private readonly messageRows = new ReadCache<readonly CarMessageRow[]>();
+  /** Owners by name (ASCII case folded, as SQLite's NOCASE): every password or token login reads one. */
+  private readonly ownerRows = new ReadCache<OwnerRow>();
+  /** API tokens by owner and hash; null remembers that there is no such token. */
+  private readonly tokenRows = new ReadCache<ApiTokenRow | null>();
   private dataVersion = -1;
+  private syncedAt = -Infinity;
 
   /** Opens (creating if needed) and migrates the database at `file`. */
   constructor(file: string, opts: StoreOptions = {}) {
@@ -346,6 +355,7 @@ export class SqliteStore implements Store {
         this.commitBatch(batch);
         for (const vid of batch.carMessages.keys()) this.forget(vid);
         for (const vid of batch.lastUpdates.keys()) this.forget(vid);
+        for (const t of batch.tokenTouches.values()) this.tokenRows.delete(tokenKey(t.ownerId, t.tokenHash));
       },
       {
         delayMs: opts.writeBehindMs ?? 100,
@@ -358,13 +368,22 @@ export class SqliteStore implements Store {
     if (this.closed) throw new VtsError('VTS_ERR_STORE_CLOSED');
   }
 
-  /** Empties the read caches when another process has committed since the last look. */
+  /**
+   * Empties the read caches when another process has committed since the last look. Looked at
+   * most once a millisecond: one request reads several cached rows, and a change made by another
+   * process is seen within a millisecond.
+   */
   private syncCaches(): void {
+    const now = performance.now();
+    if (now - this.syncedAt < 1) return;
+    this.syncedAt = now;
     const version = this.stmt.dataVersion.get()!;
     if (version === this.dataVersion) return;
     this.dataVersion = version;
     this.vehicleRows.clear();
     this.messageRows.clear();
+    this.ownerRows.clear();
+    this.tokenRows.clear();
   }
 
   /** Drops what the read caches hold of a vehicle this process just wrote. */
@@ -401,7 +420,13 @@ export class SqliteStore implements Store {
 
   async getOwnerByName(name: string): Promise<OwnerWithSecret | undefined> {
     this.open();
-    const r = this.stmt.ownerByName.get(name);
+    this.syncCaches();
+    const key = foldCase(name);
+    let r = this.ownerRows.get(key);
+    if (!r) {
+      r = this.stmt.ownerByName.get(name);
+      if (r) this.ownerRows.set(key, r);
+    }
     return r && { ...toOwner(r), passwordHash: r.password_hash };
   }
 
@@ -418,11 +443,13 @@ export class SqliteStore implements Store {
 
   async setOwnerPassword(name: string, passwordHash: string): Promise<boolean> {
     this.open();
+    this.ownerRows.clear();
     return this.stmt.setOwnerPassword.run(passwordHash, name).changes > 0;
   }
 
   async setOwnerRights(name: string, rights: string): Promise<boolean> {
     this.open();
+    this.ownerRows.clear();
     return this.stmt.setOwnerRights.run(rights, name).changes > 0;
   }
 
@@ -443,6 +470,8 @@ export class SqliteStore implements Store {
       })
       .immediate();
     if (ownerId === undefined) return false;
+    this.ownerRows.clear();
+    this.tokenRows.clear();
     this.buffer.discardTokenTouches(ownerId);
     return true;
   }
@@ -612,6 +641,7 @@ export class SqliteStore implements Store {
 
   async addApiToken(t: ApiToken): Promise<void> {
     this.open();
+    this.tokenRows.delete(tokenKey(t.ownerId, t.tokenHash));
     try {
       this.stmt.addApiToken.run(t.ownerId, t.tokenHash, t.application, t.purpose, t.permit, t.created, t.lastUsed);
     } catch (err) {
@@ -628,8 +658,11 @@ export class SqliteStore implements Store {
 
   async findApiToken(ownerId: number, tokenHash: string): Promise<ApiToken | undefined> {
     this.open();
-    const r = this.stmt.findApiToken.get(ownerId, tokenHash);
-    return r && this.withTouch(toApiToken(r));
+    this.syncCaches();
+    const key = tokenKey(ownerId, tokenHash);
+    let r = this.tokenRows.get(key);
+    if (r === undefined) r = this.tokenRows.set(key, this.stmt.findApiToken.get(ownerId, tokenHash) ?? null);
+    return r ? this.withTouch(toApiToken(r)) : undefined;
   }
 
   async listApiTokens(ownerId: number): Promise<ApiToken[]> {
@@ -640,6 +673,7 @@ export class SqliteStore implements Store {
   async removeApiToken(ownerId: number, tokenHash: string): Promise<boolean> {
     this.open();
     this.buffer.discardTokenTouches(ownerId, tokenHash);
+    this.tokenRows.delete(tokenKey(ownerId, tokenHash));
     return this.stmt.removeApiToken.run(ownerId, tokenHash).changes > 0;
   }
 
