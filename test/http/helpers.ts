@@ -24,6 +24,8 @@ export interface RequestOptions {
   body?: string | Buffer;
   /** Use the HTTPS listener (self-signed certificates are accepted). */
   https?: boolean;
+  /** Source address (any of 127.0.0.0/8 reaches the server on 127.0.0.1). */
+  localAddress?: string;
 }
 
 export interface HttpHarness {
@@ -55,7 +57,16 @@ export function send(port: number, path: string, opts: RequestOptions = {}): Pro
   const make = opts.https ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const req = make(
-      { host: '127.0.0.1', port, path, method: opts.method ?? 'GET', headers, rejectUnauthorized: false, agent: false },
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: opts.method ?? 'GET',
+        headers,
+        rejectUnauthorized: false,
+        agent: false,
+        localAddress: opts.localAddress,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

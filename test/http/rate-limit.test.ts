@@ -8,29 +8,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
-import { DEMO_AUTH, httpHarness, withQuery, type HttpResponse } from './helpers.js';
+import { DEMO_AUTH, httpHarness, send, withQuery, type HttpResponse } from './helpers.js';
 
-/** A GET from another loopback source address (127.0.0.0/8 all reaches the server on 127.0.0.1). */
-function getFrom(localAddress: string, port: number, path: string): Promise<HttpResponse> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, localAddress, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          reason: res.statusMessage ?? '',
-          headers: res.headers,
-          body: Buffer.concat(chunks).toString('utf8'),
-        }),
-      );
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+/** A GET from another loopback source address. */
+const getFrom = (localAddress: string, port: number, path: string): Promise<HttpResponse> => send(port, path, { localAddress });
 
 const LIMITED = { rateLimit: { burst: 3, delaySeconds: 0, perMinute: 60, max: 240 } };
 
