@@ -1,0 +1,467 @@
+/**
+ * The emulated vehicle: a battery electric car that drives around a route, parks and charges,
+ * deterministic for a seed. Its whole state lives in v3 metrics (mqtt-v3.md §10), which the links
+ * publish; console commands act on it through the actions (module-console.md §4), behaving like
+ * the firmware's DEMO vehicle where the notes describe it.
+ *
+ * Time is the module's clock in epoch seconds (simulated: `vts module --speedup` runs it faster).
+ * `advance(t)` moves the simulation forward in fixed steps, so the same seed and the same clock
+ * give the same history however often it is called.
+ */
+import type { MetricSet } from '../../core/metrics/metric-set.js';
+import type { MetricValue } from '../../core/metrics/metric.js';
+import { Random } from './random.js';
+import { Route, type Point } from './route.js';
+import type { ActionOutcome, ChargeMode, EmulatedVehicle } from './vehicle.js';
+
+/** Simulation step in seconds (the firmware DEMO vehicle also moves every 10 s). */
+export const STEP_SECONDS = 10;
+
+const CAPACITY_KWH = 64;
+const FULL_RANGE_KM = 400;
+const CONSUMPTION_KWH_PER_KM = 0.16;
+const CHARGE_VOLTAGE = 230;
+const CHARGER_EFFICIENCY = 0.92;
+
+export interface VehicleOptions {
+  id: string;
+  seed: number;
+  /** The module clock at start (epoch seconds). */
+  startTime: number;
+  /** Where the car lives (default Munich). */
+  home?: Point;
+  vin?: string;
+  firmware?: string;
+}
+
+type Phase = 'parked' | 'driving' | 'charging';
+
+const round = (v: number, decimals: number) => Number(v.toFixed(decimals));
+
+export class VehicleModel implements EmulatedVehicle {
+  readonly typeCode = 'DEMO';
+  readonly typeName = 'Demonstration Vehicle';
+  readonly id: string;
+  private readonly rng: Random;
+  private readonly route: Route;
+  private time: number;
+  private phase: Phase = 'parked';
+  private phaseEnds: number;
+  private routeKm = 0;
+  private awakeUntil = 0;
+
+  constructor(
+    readonly metrics: MetricSet,
+    opts: VehicleOptions,
+  ) {
+    this.id = opts.id;
+    this.rng = new Random(opts.seed);
+    this.time = Math.floor(opts.startTime);
+    const home = opts.home ?? { lat: 48.137154, lon: 11.576124 };
+    this.route = Route.around(home, this.rng);
+    this.phaseEnds = this.time + this.rng.int(120, 900);
+    this.initialise(opts, home);
+  }
+
+  now(): number {
+    return this.time;
+  }
+
+  private set(name: string, value: MetricValue): void {
+    this.metrics.set(name, value, this.time);
+  }
+
+  /** Full-precision values of the counters that grow in small steps (SOC, odometer, energy). */
+  private readonly precise = new Map<string, { exact: number; shown: number }>();
+
+  /**
+   * Adds `delta` to a counter metric kept at full precision inside and shown rounded (a 10 s step
+   * adds less than the shown precision). A value set from outside (`metrics set`) restarts it.
+   */
+  private add(name: string, delta: number, decimals: number, min = -Infinity, max = Infinity): number {
+    const shown = this.metrics.num(name) ?? 0;
+    const p = this.precise.get(name);
+    const base = p && p.shown === shown ? p.exact : shown;
+    const exact = Math.min(max, Math.max(min, base + delta));
+    const rounded = round(exact, decimals);
+    this.precise.set(name, { exact, shown: rounded });
+    this.set(name, rounded);
+    return exact;
+  }
+
+  private initialise(opts: VehicleOptions, home: Point): void {
+    const vin = opts.vin ?? ('VTSEMU' + opts.id.replace(/[^A-Z0-9]/gi, '').toUpperCase()).padEnd(17, '0').slice(0, 17);
+    const initial: [string, MetricValue][] = [
+      ['m.version', opts.firmware ?? '3.3.006-vts/ota_0/main (build vts-emulator)'],
+      ['m.hardware', 'OVMS WIFI BLE BT cores=2 rev=ESP32/3; MODEM SIM7600 (vts emulator)'],
+      ['m.net.type', 'modem'],
+      ['m.net.sq', -71],
+      ['m.net.provider', 'vts-emulated'],
+      ['m.net.connected', true],
+      ['m.net.ip', true],
+      ['m.net.good.sq', true],
+      ['m.net.mdm.network', 'vts-emulated'],
+      ['m.net.mdm.sq', -71],
+      ['m.net.mdm.model', 'SIMCOM_SIM7600G'],
+      ['m.net.mdm.mode', 'LTE,Online'],
+      ['m.net.mdm.iccid', '8949' + String(opts.seed >>> 0).padStart(15, '0').slice(-15)],
+      ['m.tasks', 84],
+      ['v.type', this.typeCode],
+      ['v.vin', vin],
+      ['v.b.soc', round(this.rng.range(55, 90), 1)],
+      ['v.b.soh', 100],
+      ['v.b.cac', 160],
+      ['v.b.capacity', CAPACITY_KWH],
+      ['v.b.health', 'good'],
+      ['v.b.temp', 20],
+      ['v.b.12v.voltage', 12.6],
+      ['v.b.12v.voltage.ref', 12.6],
+      ['v.b.12v.current', 0.4],
+      ['v.b.energy.used', 0],
+      ['v.b.energy.recd', 0],
+      ['v.b.energy.used.total', 0],
+      ['v.b.energy.recd.total', 0],
+      ['v.b.range.full', FULL_RANGE_KM],
+      ['v.c.charging', false],
+      ['v.c.state', 'done'],
+      ['v.c.substate', 'stopped'],
+      ['v.c.mode', 'standard'],
+      ['v.c.type', 'type2'],
+      ['v.c.pilot', false],
+      ['v.c.climit', 32],
+      ['v.c.voltage', 0],
+      ['v.c.current', 0],
+      ['v.c.power', 0],
+      ['v.c.efficiency', 0],
+      ['v.c.kwh', 0],
+      ['v.c.kwh.grid', 0],
+      ['v.c.kwh.grid.total', 0],
+      ['v.c.time', 0],
+      ['v.c.timermode', false],
+      ['v.c.timerstart', 0],
+      ['v.c.limit.soc', 90],
+      ['v.c.temp', 20],
+      ['v.d.fl', false],
+      ['v.d.fr', false],
+      ['v.d.rl', false],
+      ['v.d.rr', false],
+      ['v.d.cp', false],
+      ['v.d.hood', false],
+      ['v.d.trunk', false],
+      ['v.e.on', false],
+      ['v.e.awake', false],
+      ['v.e.locked', true],
+      ['v.e.valet', false],
+      ['v.e.headlights', false],
+      ['v.e.alarm', false],
+      ['v.e.handbrake', true],
+      ['v.e.hvac', false],
+      ['v.e.cooling', false],
+      ['v.e.heating', false],
+      ['v.e.aux12v', false],
+      ['v.e.charging12v', false],
+      ['v.e.gear', 0],
+      ['v.e.drivemode', 0],
+      ['v.e.parktime', 0],
+      ['v.e.drivetime', 0],
+      ['v.e.temp', 15],
+      ['v.e.cabintemp', 16],
+      ['v.e.cabinsetpoint', 21],
+      ['v.i.temp', 20],
+      ['v.i.power', 0],
+      ['v.i.efficiency', 0],
+      ['v.m.temp', 20],
+      ['v.m.rpm', 0],
+      ['v.p.latitude', round(home.lat, 6)],
+      ['v.p.longitude', round(home.lon, 6)],
+      ['v.p.altitude', 520],
+      ['v.p.direction', 0],
+      ['v.p.speed', 0],
+      ['v.p.gpsspeed', 0],
+      ['v.p.odometer', round(this.rng.range(5000, 60000), 1)],
+      ['v.p.trip', 0],
+      ['v.p.gpslock', true],
+      ['v.p.gpsmode', 'AA'],
+      ['v.p.satcount', 12],
+      ['v.p.gpshdop', 0.9],
+      ['v.p.gpssq', 85],
+      ['v.t.pressure', [250, 250, 245, 245]],
+      ['v.t.temp', [15, 15, 15, 15]],
+      ['v.t.health', [100, 100, 100, 100]],
+      ['v.t.alert', [0, 0, 0, 0]],
+    ];
+    for (const [name, value] of initial) this.set(name, value);
+    this.updateDerived();
+  }
+
+  /** Moves the simulation forward to `t` (epoch seconds), in whole steps. */
+  advance(t: number): void {
+    while (this.time + STEP_SECONDS <= t) {
+      this.time += STEP_SECONDS;
+      this.step(STEP_SECONDS);
+    }
+  }
+
+  private step(dt: number): void {
+    if (this.phase === 'driving') this.drive(dt);
+    else if (this.phase === 'charging') this.charge(dt);
+    else this.park(dt);
+    if (this.time >= this.phaseEnds) this.nextPhase();
+    this.updateDerived();
+  }
+
+  private nextPhase(): void {
+    const soc = this.metrics.num('v.b.soc') ?? 0;
+    if (this.phase === 'charging') return; // charging ends when the battery reaches its limit
+    if (this.phase === 'driving') {
+      this.stopDriving();
+      if (soc < 30) this.startCharging('scheduledstart');
+      else this.phaseEnds = this.time + this.rng.int(600, 3600);
+      return;
+    }
+    if (soc < 30) this.startCharging('scheduledstart');
+    else this.startDriving(this.rng.int(600, 2400));
+  }
+
+  private startDriving(seconds: number): void {
+    this.phase = 'driving';
+    this.phaseEnds = this.time + seconds;
+    this.set('v.e.on', true);
+    this.set('v.e.awake', true);
+    this.set('v.e.handbrake', false);
+    this.set('v.e.locked', false);
+    this.set('v.e.gear', 1);
+    this.set('v.e.parktime', 0);
+    this.set('v.e.drivetime', 0);
+    this.set('v.p.trip', 0);
+    this.set('v.b.energy.used', 0);
+    this.set('v.b.energy.recd', 0);
+    this.set('v.e.aux12v', true);
+    this.set('v.e.charging12v', true);
+  }
+
+  private stopDriving(): void {
+    this.phase = 'parked';
+    for (const [n, v] of [
+      ['v.e.on', false],
+      ['v.e.gear', 0],
+      ['v.e.handbrake', true],
+      ['v.p.speed', 0],
+      ['v.p.gpsspeed', 0],
+      ['v.b.power', 0],
+      ['v.b.current', 0],
+      ['v.i.power', 0],
+      ['v.m.rpm', 0],
+      ['v.e.aux12v', false],
+      ['v.e.charging12v', false],
+    ] as [string, MetricValue][]) {
+      this.set(n, v);
+    }
+    this.awakeUntil = this.time + 300;
+  }
+
+  private drive(dt: number): void {
+    const speed = Math.max(15, Math.min(120, (this.metrics.num('v.p.speed') || 50) + this.rng.range(-12, 12)));
+    const km = (speed * dt) / 3600;
+    this.routeKm += km;
+    const { point, heading } = this.route.at(this.routeKm);
+    const regen = this.rng.next() < 0.2;
+    const kwh = km * CONSUMPTION_KWH_PER_KM * (regen ? -0.5 : 1);
+    const power = (kwh * 3600) / dt;
+    const m = this.metrics;
+    this.set('v.p.speed', round(speed, 1));
+    this.set('v.p.gpsspeed', round(speed + this.rng.range(-1, 1), 1));
+    this.set('v.p.latitude', round(point.lat, 6));
+    this.set('v.p.longitude', round(point.lon, 6));
+    this.set('v.p.direction', Math.round(heading));
+    this.set('v.p.altitude', Math.round(520 + 30 * Math.sin(this.routeKm / 3)));
+    this.add('v.p.odometer', km, 1);
+    this.add('v.p.trip', km, 1);
+    this.set('v.p.gpstime', this.time);
+    this.add('v.b.soc', -(kwh / CAPACITY_KWH) * 100, 1, 0, 100);
+    this.set('v.b.power', round(power, 3));
+    this.set('v.b.current', round((power * 1000) / 380, 2));
+    this.set('v.i.power', round(power * 1.05, 2));
+    this.set('v.i.efficiency', 94);
+    this.set('v.m.rpm', Math.round(speed * 95));
+    const counter = regen ? 'v.b.energy.recd' : 'v.b.energy.used';
+    this.add(counter, Math.abs(kwh), 3);
+    this.add(counter + '.total', Math.abs(kwh), 3);
+    this.set('v.e.drivetime', (m.num('v.e.drivetime') ?? 0) + dt);
+    this.warm(['v.b.temp', 'v.i.temp', 'v.m.temp'], 35, 0.05);
+    this.set('v.t.temp', (m.vec('v.t.temp') ?? [15, 15, 15, 15]).map((t) => round(t + (30 - t) * 0.02, 1)));
+    if ((m.num('v.b.soc') ?? 0) < 10) this.phaseEnds = this.time; // running low: park and charge
+  }
+
+  private park(dt: number): void {
+    const m = this.metrics;
+    this.set('v.e.parktime', (m.num('v.e.parktime') ?? 0) + dt);
+    this.warm(['v.b.temp', 'v.i.temp', 'v.m.temp', 'v.c.temp'], m.num('v.e.temp') ?? 15, 0.01);
+    this.set('v.t.temp', (m.vec('v.t.temp') ?? [15, 15, 15, 15]).map((t) => round(t + ((m.num('v.e.temp') ?? 15) - t) * 0.01, 1)));
+    if (this.time > this.awakeUntil && !m.bool('v.e.hvac')) this.set('v.e.awake', false);
+  }
+
+  private charge(dt: number): void {
+    const m = this.metrics;
+    const amps = m.num('v.c.climit') ?? 32;
+    const input = (CHARGE_VOLTAGE * amps) / 1000; // kW from the grid
+    const output = input * CHARGER_EFFICIENCY;
+    const kwh = (output * dt) / 3600;
+    const limit = m.num('v.c.limit.soc') || 100;
+    const soc = this.add('v.b.soc', (kwh / CAPACITY_KWH) * 100, 1, 0, 100);
+    this.add('v.c.kwh', kwh, 2);
+    this.add('v.c.kwh.grid', kwh / CHARGER_EFFICIENCY, 2);
+    this.add('v.c.kwh.grid.total', kwh / CHARGER_EFFICIENCY, 2);
+    this.set('v.c.time', (m.num('v.c.time') ?? 0) + dt);
+    this.set('v.c.voltage', CHARGE_VOLTAGE);
+    this.set('v.c.current', amps);
+    this.set('v.c.power', round(input, 2));
+    this.set('v.c.efficiency', CHARGER_EFFICIENCY * 100);
+    this.set('v.b.power', round(-output, 3));
+    this.set('v.b.current', round((-output * 1000) / 380, 2));
+    this.warm(['v.c.temp', 'v.b.temp'], 32, 0.02);
+    const minutes = (target: number) => (soc >= target ? 0 : Math.ceil((((target - soc) / 100) * CAPACITY_KWH * 60) / output));
+    this.set('v.c.duration.full', minutes(100));
+    this.set('v.c.duration.soc', minutes(limit));
+    this.set('v.c.duration.range', -1);
+    if (soc >= limit) this.finishCharging('done');
+  }
+
+  private startCharging(substate: string): void {
+    this.phase = 'charging';
+    this.phaseEnds = Number.POSITIVE_INFINITY;
+    for (const [n, v] of [
+      ['v.c.charging', true],
+      ['v.c.state', 'charging'],
+      ['v.c.substate', substate],
+      ['v.c.pilot', true],
+      ['v.d.cp', true],
+      ['v.c.kwh', 0],
+      ['v.c.kwh.grid', 0],
+      ['v.c.time', 0],
+      ['v.e.awake', true],
+      ['v.e.charging12v', true],
+    ] as [string, MetricValue][]) {
+      this.set(n, v);
+    }
+  }
+
+  private finishCharging(state: 'done' | 'stopped'): void {
+    this.phase = 'parked';
+    this.phaseEnds = this.time + this.rng.int(600, 3600);
+    for (const [n, v] of [
+      ['v.c.charging', false],
+      ['v.c.state', state],
+      ['v.c.substate', state === 'done' ? 'scheduledstop' : 'stopped'],
+      ['v.c.voltage', 0],
+      ['v.c.current', 0],
+      ['v.c.power', 0],
+      ['v.c.efficiency', 0],
+      ['v.b.power', 0],
+      ['v.b.current', 0],
+      ['v.c.duration.full', -1],
+      ['v.c.duration.soc', -1],
+      ['v.c.duration.range', -1],
+      ['v.c.timestamp', this.time],
+      ['v.e.charging12v', false],
+    ] as [string, MetricValue][]) {
+      this.set(n, v);
+    }
+    this.awakeUntil = this.time + 300;
+  }
+
+  /** Moves temperatures a fraction of the way towards a target. */
+  private warm(names: string[], target: number, rate: number): void {
+    for (const n of names) {
+      const t = this.metrics.num(n) ?? target;
+      this.set(n, round(t + (target - t) * rate, 1));
+    }
+  }
+
+  /** Values that follow from others: ranges, 12 V, clock, cabin. */
+  private updateDerived(): void {
+    const m = this.metrics;
+    const soc = m.num('v.b.soc') ?? 0;
+    this.set('v.b.range.ideal', round((soc / 100) * FULL_RANGE_KM, 1));
+    this.set('v.b.range.est', round((soc / 100) * FULL_RANGE_KM * 0.82, 1));
+    this.set('v.b.voltage', round(340 + soc * 0.6, 1));
+    this.set('v.b.12v.voltage', m.bool('v.e.charging12v') ? 14.2 : 12.6);
+    this.set('v.b.12v.current', m.bool('v.e.charging12v') ? 12.5 : 0.4);
+    this.set('m.time.utc', this.time);
+    this.set('v.p.gpstime', this.time);
+    const cabin = m.num('v.e.cabintemp') ?? 16;
+    const hvac = m.bool('v.e.hvac');
+    const target = hvac ? (m.num('v.e.cabinsetpoint') ?? 21) : (m.num('v.e.temp') ?? 15);
+    this.set('v.e.cabintemp', round(cabin + (target - cabin) * 0.2, 1));
+    this.set('v.e.heating', hvac && target > cabin + 0.5);
+    this.set('v.e.cooling', hvac && target < cabin - 0.5);
+  }
+
+  // --- actions (module-console.md §4.3, §4.4) ---
+
+  chargeStart(): ActionOutcome {
+    if (this.phase === 'charging') return 'ok';
+    if (this.phase === 'driving') return 'failed';
+    this.startCharging('onrequest');
+    return 'ok';
+  }
+
+  chargeStop(): ActionOutcome {
+    if (this.phase === 'charging') this.finishCharging('stopped');
+    return 'ok';
+  }
+
+  chargeMode(mode: ChargeMode): ActionOutcome {
+    this.set('v.c.mode', mode);
+    return 'ok';
+  }
+
+  chargeCurrent(amps: number): ActionOutcome {
+    if (!(amps >= 1 && amps <= 80)) return 'failed';
+    this.set('v.c.climit', amps);
+    return 'ok';
+  }
+
+  chargeCooldown(): ActionOutcome {
+    return 'unsupported';
+  }
+
+  lock(_pin: string): ActionOutcome {
+    if (this.phase === 'driving') return 'failed';
+    this.set('v.e.locked', true);
+    return 'ok';
+  }
+
+  unlock(_pin: string): ActionOutcome {
+    this.set('v.e.locked', false);
+    return 'ok';
+  }
+
+  valet(_pin: string): ActionOutcome {
+    this.set('v.e.valet', true);
+    return 'ok';
+  }
+
+  unvalet(_pin: string): ActionOutcome {
+    this.set('v.e.valet', false);
+    return 'ok';
+  }
+
+  homelink(_button: number, _durationMs: number): ActionOutcome {
+    return 'ok';
+  }
+
+  climate(on: boolean): ActionOutcome {
+    this.set('v.e.hvac', on);
+    if (on) this.set('v.e.awake', true);
+    else this.awakeUntil = this.time + 60;
+    this.updateDerived();
+    return 'ok';
+  }
+
+  wakeup(): ActionOutcome {
+    this.set('v.e.awake', true);
+    this.awakeUntil = this.time + 600;
+    return 'ok';
+  }
+}
