@@ -1,6 +1,7 @@
 /** The `vts` command line: one file per command under src/cli/. */
 import { Command, CommanderError } from 'commander';
 import { isVtsError } from '../errors.js';
+import { registerModule } from './module.js';
 import { registerServe } from './serve.js';
 import { registerUser } from './user.js';
 import { registerVehicle } from './vehicle.js';
@@ -15,6 +16,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerUser(program);
   registerVehicle(program);
+  registerModule(program);
   return program;
 }
 

@@ -56,6 +56,11 @@ export interface MpClientBaseOptions {
    * pings with `AFA`, mp-protocol.md §13.1). The ping is still delivered. Default false.
    */
   autoPong?: boolean;
+  /**
+   * Keep received messages for next()/waitFor()/… (default true). A long-running program that
+   * only listens to `message` events (the module emulator) sets false, so nothing accumulates.
+   */
+  buffer?: boolean;
 }
 
 export interface Scheme0Options {
@@ -341,7 +346,7 @@ export class MpClient extends EventEmitter<MpClientEvents> {
     this.emit('line', line);
     const msg = this.decode(line);
     if (!msg) return;
-    this.queue.push(msg);
+    if (this.opts.buffer !== false) this.queue.push(msg);
     this.emit('message', msg);
     if (this.opts.autoPong && msg.code === 'A' && this.link?.isOpen) this.send('a');
   }

@@ -1,0 +1,220 @@
+/**
+ * The module's v2 server link (`server v2`): a car client of the message protocol, as FW3's
+ * `ovms_server_v2.cpp` behaves (mp-protocol.md, mp-messages.md, mqtt-v3.md §11.6):
+ * - logs in with scheme 0 (TCP or TLS), then sends F and every record (S, D, L, Y, W);
+ * - S and D again every `updatetime.connected` seconds while apps are connected (`Z` > 0), every
+ *   `updatetime.idle` seconds otherwise; the other records when they change; a full set when the
+ *   app count rises;
+ * - answers commands `C` (mp-commands.ts), pings `A`; sends notifications as `P` and the trip log
+ *   as an `h` historical record;
+ * - reconnects with back-off (1 s doubling to 60 s) after a drop.
+ *
+ * Everything the link does (sending, answering) runs on one queue, the module's single network
+ * task: a long command (`sleep 30` through command 7) holds everything else up, as on a module.
+ */
+import type tls from 'node:tls';
+import { renderRecords } from '../../core/metrics/v2-records.js';
+import { encodeText } from '../../core/mp/command.js';
+import { MpClient } from '../../mp-client/mp-client.js';
+import type { LinkStatus, Notification } from '../console/services.js';
+import type { LinkHost } from './host.js';
+import { answerCommand } from './mp-commands.js';
+
+export interface MpLinkOptions {
+  host: string;
+  port: number;
+  /** TLS options (e.g. `{ rejectUnauthorized: false }`), or undefined for plain TCP. */
+  tls?: tls.ConnectionOptions;
+  vehicleId: string;
+  password: string;
+  /** Seconds between S/D updates with apps connected (default 60) and without (default 600). */
+  intervalConnected?: number;
+  intervalIdle?: number;
+  /** Reconnect back-off (ms). */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+const PERIODIC = new Set(['S', 'D']);
+const NOTIFICATION_CODES: Partial<Record<Notification['type'], string>> = { info: 'I', alert: 'A', error: 'E' };
+
+export class MpLink {
+  private client: MpClient | null = null;
+  private running = false;
+  private state: LinkStatus = { started: false, state: 'Stopped', detail: 'OVMS v2 server has not been started' };
+  private apps = 0;
+  private task: Promise<void> = Promise.resolve();
+  private readonly sent = new Map<string, string>();
+  private lastPeriodic = 0;
+  private backoffMs: number;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private tickTimer: NodeJS.Timeout | null = null;
+  private readonly features = new Map<number, string>();
+  private unsubscribe: (() => void) | null = null;
+  private ackId = 0;
+  private wasDriving = false;
+
+  constructor(
+    private readonly host: LinkHost,
+    private readonly opts: MpLinkOptions,
+  ) {
+    this.backoffMs = opts.minBackoffMs ?? 1000;
+  }
+
+  status(): LinkStatus {
+    return { ...this.state };
+  }
+
+  get connected(): boolean {
+    return this.client !== null;
+  }
+
+  start(): boolean {
+    if (this.running) return false;
+    this.running = true;
+    this.unsubscribe = this.host.onNotification((n) => this.enqueue(() => this.notify(n)));
+    this.state = { started: true, state: 'Connecting', detail: `Connecting to ${this.opts.host}:${this.opts.port}` };
+    void this.connect();
+    return true;
+  }
+
+  async stop(): Promise<boolean> {
+    if (!this.running) return false;
+    this.running = false;
+    this.unsubscribe?.();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.tickTimer) clearInterval(this.tickTimer);
+    const c = this.client;
+    this.client = null;
+    await c?.close();
+    this.state = { started: false, state: 'Stopped', detail: 'OVMS v2 server has not been started' };
+    this.host.setPeers('v2', 0, false);
+    return true;
+  }
+
+  /** Sends every record again (`server v2 update all`), or only the changed ones. */
+  update(all: boolean): void {
+    this.enqueue(async () => {
+      if (all) this.sent.clear();
+      this.sendRecords(true);
+    });
+  }
+
+  private enqueue(job: () => Promise<void> | void): void {
+    this.task = this.task.then(job).catch((err: unknown) => this.host.log.warn({ err, link: 'v2' }, 'v2 link task failed'));
+  }
+
+  private async connect(): Promise<void> {
+    if (!this.running) return;
+    const o = this.opts;
+    try {
+      const client = await MpClient.connect({
+        host: o.host,
+        port: o.port,
+        transport: o.tls ? 'tls' : 'tcp',
+        tls: o.tls,
+        clientType: 'C',
+        vehicleId: o.vehicleId,
+        scheme: 0,
+        password: o.password,
+        buffer: false,
+      });
+      if (!this.running) {
+        await client.close();
+        return;
+      }
+      this.client = client;
+      this.backoffMs = o.minBackoffMs ?? 1000;
+      this.state = { started: true, state: 'Connected', detail: 'OVMS V2 login successful, and crypto channel established' };
+      this.host.log.info({ vehicle: o.vehicleId, server: `${o.host}:${o.port}` }, 'v2 link connected');
+      this.host.setPeers('v2', 0, true);
+      client.on('message', (m) => this.enqueue(() => this.onMessage(m.code, m.data)));
+      client.on('close', () => this.onClose(client));
+      this.sent.clear();
+      this.enqueue(() => this.sendRecords(true));
+      this.tickTimer = setInterval(() => this.enqueue(() => this.tick()), 1000);
+      this.tickTimer.unref();
+    } catch (err) {
+      this.host.log.info({ err: (err as Error).message, vehicle: o.vehicleId }, 'v2 link login failed');
+      this.scheduleRetry();
+    }
+  }
+
+  private onClose(client: MpClient): void {
+    if (this.client !== client) return;
+    this.client = null;
+    if (this.tickTimer) clearInterval(this.tickTimer);
+    this.apps = 0;
+    this.host.setPeers('v2', 0, false);
+    if (!this.running) return;
+    this.host.log.info({ vehicle: this.opts.vehicleId }, 'v2 link dropped');
+    this.scheduleRetry();
+  }
+
+  private scheduleRetry(): void {
+    if (!this.running) return;
+    this.state = { started: true, state: 'Waiting', detail: `Retrying in ${Math.round(this.backoffMs / 1000)} second(s)` };
+    this.retryTimer = setTimeout(() => void this.connect(), this.backoffMs);
+    this.retryTimer.unref();
+    this.backoffMs = Math.min(this.opts.maxBackoffMs ?? 60_000, this.backoffMs * 2);
+  }
+
+  private send(code: string, data: string): void {
+    if (this.client) this.client.send(code, data);
+  }
+
+  private async onMessage(code: string, data: string): Promise<void> {
+    if (code === 'A') return this.send('a', '');
+    if (code === 'Z') {
+      const n = Number(data) || 0;
+      const rose = n > this.apps;
+      this.apps = n;
+      this.host.setPeers('v2', n, true);
+      if (rose) this.sendRecords(true);
+      return;
+    }
+    if (code === 'h') return; // ack of a historical record
+    if (code !== 'C') return;
+    const reply = await answerCommand(this.host, data, this.features);
+    for (const line of reply.lines) this.send('c', line);
+    reply.later?.then((line) => this.enqueue(() => this.send('c', line))).catch(() => undefined);
+    reply.after?.();
+  }
+
+  private tick(): void {
+    const driving = this.host.metrics.bool('v.e.on');
+    if (this.wasDriving && !driving) this.sendTrip();
+    this.wasDriving = driving;
+    const interval = this.apps > 0 ? (this.opts.intervalConnected ?? 60) : (this.opts.intervalIdle ?? 600);
+    const periodic = this.host.now() - this.lastPeriodic >= interval;
+    this.sendRecords(periodic);
+  }
+
+  /** Sends the records that changed since they were last sent; S and D also when `periodic`. */
+  private sendRecords(periodic: boolean): void {
+    if (!this.client) return;
+    const unit = this.host.config.get('vehicle', 'units.distance') === 'M' ? 'M' : 'K';
+    const now = this.host.now();
+    for (const { code, data } of renderRecords(this.host.metrics, { distanceUnit: unit, now })) {
+      const changed = this.sent.get(code) !== data;
+      if (PERIODIC.has(code) ? !periodic && this.sent.has(code) : !changed) continue;
+      this.sent.set(code, data);
+      this.send(code, data);
+    }
+    if (periodic) this.lastPeriodic = now;
+  }
+
+  private notify(n: Notification): void {
+    const t = NOTIFICATION_CODES[n.type];
+    if (t === 'E') this.send('P', 'E' + n.text);
+    else if (t) this.send('P', t + encodeText(n.text));
+    else if (n.type === 'data') this.send('h', `${++this.ackId},0,${n.text.split('\n', 1)[0]}`);
+  }
+
+  /** The trip log of FW3, as a historical record when a drive ends. */
+  private sendTrip(): void {
+    const m = this.host.metrics;
+    const fields = [m.num('v.p.odometer'), m.num('v.p.trip'), m.num('v.b.soc'), m.num('v.b.energy.used'), m.num('v.b.energy.recd')];
+    this.send('h', `${++this.ackId},0,*-LOG-Trip,0,31536000,${fields.map((f) => f ?? '').join(',')}`);
+  }
+}
