@@ -1,5 +1,5 @@
 /**
- * `config list|set|rm` (module-console.md §8) over the module's configuration: the parameter
+ * `config list|get|set|rm` (module-console.md §8; `get` is a vts addition) over the module's configuration: the parameter
  * list, a parameter's access line and instances (names only when protected), the answers of set
  * and rm and their effect, and the errors for unknown and read-only parameters.
  */
@@ -41,4 +41,13 @@ test('config rm: an instance, every instance with *, silence for a missing insta
   assert.deepEqual(services.config.instances('server.v3'), []);
   assert.equal(await run('config rm nope x'), 'Error: parameter not found\n');
   assert.equal(await run('config rm fixed x'), 'Error: parameter is not writeable\n');
+});
+
+test('config get shows one value; unknown, unset and protected parameters get an error line', async () => {
+  const { run } = setup();
+  assert.equal(await run('config set vehicle units.distance M'), 'Parameter has been set.\n');
+  assert.equal(await run('config get vehicle units.distance'), 'M\n');
+  assert.equal(await run('config get vehicle nothing'), 'Error: vehicle nothing is not set\n');
+  assert.equal(await run('config get nosuch x'), 'Error: parameter not found\n');
+  assert.equal(await run('config get password server.v3'), 'Error: parameter is protected\n');
 });

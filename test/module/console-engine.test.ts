@@ -30,7 +30,7 @@ test('unknown subcommand: the parent usage follows (charge has no status)', asyn
 test('a group without handler and without subcommand: Subcommand required and the usage', async () => {
   const { run } = setup();
   assert.equal(await run('charge'), 'Subcommand required\nUsage: charge cooldown|current|mode|start|stop\n');
-  assert.equal(await run('config'), 'Subcommand required\nUsage: config list|rm|set\n');
+  assert.equal(await run('config'), 'Subcommand required\nUsage: config get|list|rm|set\n');
 });
 
 test('unique prefixes select commands at every level; ambiguous prefixes do not', async () => {

@@ -1,6 +1,6 @@
 /**
  * Configuration, notifications, events and the console utilities (module-console.md §8, §2):
- * `config list|set|rm`, `notify raise text|command`, `event raise`, `echo`, `sleep`, `help`,
+ * `config list|get|set|rm`, `notify raise text|command`, `event raise`, `echo`, `sleep`, `help`,
  * `enable`, `disable`, `exit`.
  */
 import type { NotificationType } from './services.js';
@@ -36,6 +36,22 @@ function registerConfig(env: ConsoleEnv): void {
     if (!access.writeable) return 'Error: parameter is not writeable';
     return undefined;
   };
+  // Not in the firmware (which reads single values through `config list <param>`): one value,
+  // for scripts that want it without parsing the listing.
+  config.add('get', {
+    title: 'Show parameter:instance value',
+    usage: '<param> <instance>',
+    min: 2,
+    max: 2,
+    run: ({ args, out }) => {
+      const [p, instance] = args as [string, string];
+      const access = cfg.access(p);
+      if (!access) return out.puts('Error: parameter not found');
+      if (!access.readable) return out.puts('Error: parameter is protected');
+      const value = cfg.get(p, instance);
+      out.puts(value === undefined ? `Error: ${p} ${instance} is not set` : value);
+    },
+  });
   config.add('set', {
     title: 'Set parameter:instance=value',
     usage: '<param> <instance> <value>',
