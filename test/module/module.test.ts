@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../src/log.js';
 import type { Notification } from '../../src/module/console/services.js';
+import { renderL } from '../../src/core/metrics/v2-records.js';
 import { EmulatedModule } from '../../src/module/module.js';
 import { eventually } from '../mp/helpers.js';
 
@@ -71,4 +72,16 @@ test('the home location is defined, and the parked car is at it', async (t) => {
   const status = await m.runner.execute('location status');
   assert.match(status, /There is 1 location defined\n/);
   assert.match(status, /Active locations: home\n/);
+});
+
+test('a running module reports a current GPS fix (L field 6 is 1), also when sped up', async (t) => {
+  let real = Date.UTC(2026, 10, 22, 8, 0, 0);
+  const m = moduleFor(t, { speedup: 60, clock: () => real });
+  await m.start();
+  for (let k = 0; k < 5; k++) {
+    real += 7_000; // 7 module minutes: between simulation steps
+    m.vehicle.advance(m.now());
+    const l = renderL(m.metrics, { distanceUnit: 'K', now: m.now() }).split(',');
+    assert.equal(l[5], '1', `GPS not stale at step ${k}`);
+  }
 });

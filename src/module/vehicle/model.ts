@@ -200,6 +200,10 @@ export class VehicleModel implements EmulatedVehicle {
       this.time += STEP_SECONDS;
       this.step(STEP_SECONDS);
     }
+    // the clock and the GPS fix are current between steps too (their staleness class is 10 s)
+    const now = Math.floor(t);
+    this.metrics.set('m.time.utc', now, now);
+    if (this.metrics.bool('v.p.gpslock')) this.metrics.set('v.p.gpstime', now, now);
   }
 
   private step(dt: number): void {
