@@ -15,6 +15,10 @@ export const ERRORS = {
   VTS_ERR_STORE_SCHEMA: 'the database was written by a newer vts',
   VTS_ERR_LISTEN: 'a listener could not start',
   VTS_ERR_TLS: 'TLS certificate or key could not be loaded',
+  VTS_ERR_COMMAND_SYNTAX: 'invalid command',
+  VTS_ERR_NOT_CONNECTED: 'vehicle not connected',
+  VTS_ERR_COMMAND_TIMEOUT: 'the vehicle did not answer in time',
+  VTS_ERR_QUEUE_FULL: 'too many commands are waiting for this vehicle',
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -14,7 +14,10 @@ import {
 import { DEFAULT_TIMEOUTS, type InactivityTimeouts } from './core/mp/inactivity.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitOptions } from './core/rate-limit.js';
 import { ApiSessions } from './hub/api-sessions.js';
+import { CommandService, DEFAULT_COMMAND_OPTIONS, type CommandServiceOptions } from './hub/command-service.js';
+import { MpCommandTransport } from './hub/mp-command-transport.js';
 import type { HttpContext } from './http/context.js';
+import { JobTable } from './http/command/jobs.js';
 import { startHttpListeners, type HttpListeners } from './http/listener.js';
 import { startOfUtcDay } from './core/time.js';
 import { VtsError } from './errors.js';
@@ -64,6 +67,10 @@ export interface ServerConfig {
   userThrottle?: Partial<LoginThrottleOptions>;
   /** Largest HTTP request body (bytes). Default 64 KiB. */
   httpBodyLimit?: number;
+  /** The command service: queue length per vehicle, default and maximum timeout. */
+  commands?: Partial<CommandServiceOptions>;
+  /** Path segment of the custom command API `/api/<service>/cmd` (default `ovms`). */
+  commandService?: string;
 }
 
 export interface Ports {
@@ -82,6 +89,7 @@ export interface RunningServer {
   readonly sessions: ApiSessions;
   /** Verified passwords (shared by the MP scheme-1 login and the HTTP API). */
   readonly credentials: CredentialCache;
+  readonly commands: CommandService;
   /** Stops accepting, closes connections, flushes and closes the store. */
   close(): Promise<void>;
 }
@@ -129,7 +137,11 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   };
 
   const sessions = new ApiSessions(hub, (config.sessionTimeout ?? 180) * 1000);
+  const commands = new CommandService(store, [new MpCommandTransport(hub)], log, { ...DEFAULT_COMMAND_OPTIONS, ...config.commands });
   const httpCtx: HttpContext = {
+    commands,
+    jobs: new JobTable(),
+    commandService: config.commandService ?? 'ovms',
     hub,
     store,
     sessions,
@@ -213,6 +225,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     http,
     sessions,
     credentials,
+    commands,
     close() {
       closing ??= (async () => {
         clearInterval(timer);

@@ -4,6 +4,8 @@ import type { CredentialCache } from '../auth/credential-cache.js';
 import type { LoginThrottle } from '../core/login-throttle.js';
 import type { RateLimiter } from '../core/rate-limit.js';
 import type { ApiSessions } from '../hub/api-sessions.js';
+import type { CommandService } from '../hub/command-service.js';
+import type { JobTable } from './command/jobs.js';
 import type { Hub } from '../hub/hub.js';
 import type { Store } from '../store/store.js';
 
@@ -22,4 +24,9 @@ export interface HttpContext {
   cookieNames: readonly string[];
   /** Largest request body accepted (bytes). */
   bodyLimit: number;
+  commands: CommandService;
+  /** Background jobs of the command API. */
+  jobs: JobTable;
+  /** Path segment of the custom command API (`/api/<service>/cmd`). */
+  commandService: string;
 }

@@ -10,17 +10,21 @@ import { canonicalJson, type JsonValue } from '../core/records/json.js';
 const REASONS: Record<number, string> = {
   200: 'Ok',
   201: 'Created',
+  202: 'Accepted',
   204: 'No Content',
   400: 'Bad Request',
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'not found',
+  409: 'Conflict',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
   429: 'Too many requests',
   500: 'Internal Server Error',
   501: 'Not Implemented',
   502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
 };
 
 export function status(reply: FastifyReply, code: number, reason?: string): FastifyReply {

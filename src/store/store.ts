@@ -123,6 +123,23 @@ export interface AutoProvisionRecord {
   ownerId: number | null;
 }
 
+/** One command run through the server (never a secret: the command text is masked). */
+export interface CommandAuditEntry {
+  vehicleId: string;
+  /** Epoch seconds when it was asked. */
+  time: number;
+  /** Who asked: `user:<name>`, `vehicle:<id>` (custom API), `mp:<connection>`. */
+  caller: string;
+  /** The path it came by: `api`, `custom-api`, `api-v2`, … */
+  via: string;
+  /** `shell`, `js` or `mp`. */
+  kind: string;
+  command: string;
+  /** `0`…`3` (the MP result), or `timeout`, `not-connected`, `queue-full`, `error`. */
+  result: string;
+  durationMs: number;
+}
+
 export interface Store {
   // --- owners (users) ---
   /** @throws VtsError VTS_ERR_DUPLICATE_USER */
@@ -199,6 +216,11 @@ export interface Store {
   getAutoProvision(key: string): Promise<AutoProvisionRecord | undefined>;
   putAutoProvision(rec: AutoProvisionRecord): Promise<void>;
   removeAutoProvision(key: string): Promise<boolean>;
+
+  // --- command audit ---
+  addCommandAudit(e: CommandAuditEntry): Promise<void>;
+  /** The vehicle's latest entries, newest first. */
+  listCommandAudit(vehicleId: string, limit: number): Promise<(CommandAuditEntry & { id: number })[]>;
 
   // --- lifecycle ---
   /** Commits everything buffered. */

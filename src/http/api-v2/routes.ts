@@ -11,6 +11,8 @@ import { apiSegments, MAX_PARAM, requestParams } from '../params.js';
 import { badRequest, insufficientRights, unauthorized, unrecognised } from '../reply.js';
 import type { ApiRoute } from './call.js';
 import { historical } from './historical.js';
+import { customCommand, isCustomApiCall } from '../custom-api/cmd.js';
+import { commandInfo, runCommand } from '../command/json-api.js';
 import { NOT_IMPLEMENTED_ROUTES, notYetImplemented } from './not-implemented.js';
 import { charge, location, protocol, status, tpms } from './records.js';
 import { login, logout } from './session.js';
@@ -32,6 +34,8 @@ export const API_ROUTES: ReadonlyMap<string, ApiRoute> = new Map<string, ApiRout
   ['GET:location', location],
   ['GET:charge', charge],
   ['GET:historical', historical],
+  ['POST:command', runCommand],
+  ['GET:command', commandInfo],
   ...NOT_IMPLEMENTED_ROUTES.map((k): [string, ApiRoute] => [k, notYetImplemented]),
 ]);
 
@@ -42,9 +46,14 @@ export async function dispatchApi(ctx: HttpContext, req: FastifyRequest, reply: 
   // HEAD is answered like GET (fastify drops the body); REF refused it with 501
   const method = req.method === 'HEAD' ? 'GET' : req.method;
   const route = API_ROUTES.get(`${method}:${fn}`);
-  if (!route) return unrecognised(reply);
+  const maybeCustom = !route && (method === 'GET' || method === 'POST') && (fn === ctx.commandService || fn === 'call');
+  if (!route && !maybeCustom) return unrecognised(reply);
   const params = requestParams(req);
   if (params === null) return badRequest(reply, `Parameter too long (${MAX_PARAM} characters at most)`);
+  if (!route) {
+    // the custom command API authenticates with the vehicle id and its password itself
+    return isCustomApiCall(ctx, fn, args, params) ? customCommand(ctx, req, reply, params) : unrecognised(reply);
+  }
   const principal = await authenticate(ctx, req, params);
   if (!principal) return unauthorized(reply);
   if (route.rights && !hasRight(principal.permit, ...route.rights)) return insufficientRights(reply);

@@ -132,6 +132,25 @@ export const MIGRATIONS: readonly Migration[] = [
           FROM utilisation WHERE client_type = 'A';
     `,
   },
+  {
+    description: 'command audit',
+    sql: `
+      -- Every command run through the server's command service: who, what (secrets masked),
+      -- how it ended and how long it took. Kept with the vehicle.
+      CREATE TABLE command_audit (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        vehicle_id  TEXT    NOT NULL REFERENCES vehicles (id) ON DELETE CASCADE,
+        time        INTEGER NOT NULL,
+        caller      TEXT    NOT NULL,
+        via         TEXT    NOT NULL,
+        kind        TEXT    NOT NULL,
+        command     TEXT    NOT NULL,
+        result      TEXT    NOT NULL,
+        duration_ms INTEGER NOT NULL
+      );
+      CREATE INDEX command_audit_vehicle ON command_audit (vehicle_id, id);
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

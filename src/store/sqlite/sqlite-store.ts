@@ -12,6 +12,7 @@ import type {
   ApiToken,
   AutoProvisionRecord,
   CarMessage,
+  CommandAuditEntry,
   HistoricalRecord,
   HistoricalSummary,
   NewVehicle,
@@ -49,6 +50,18 @@ interface VehicleRow {
   paranoid_token: string;
   last_update: number | null;
   created: number;
+}
+
+interface CommandAuditRow {
+  id: number;
+  vehicle_id: string;
+  time: number;
+  caller: string;
+  via: string;
+  kind: string;
+  command: string;
+  result: string;
+  duration_ms: number;
 }
 
 interface CarMessageRow {
@@ -293,6 +306,16 @@ function prepareStatements(db: Database.Database) {
          server_digest = excluded.server_digest, message = excluded.message, owner_id = excluded.owner_id`,
     ),
     removeAutoProvision: db.prepare<[string]>('DELETE FROM autoprovision WHERE key = ?'),
+
+    // command audit (rows of vehicles removed meanwhile are dropped)
+    addCommandAudit: db.prepare<[number, string, string, string, string, string, number, string]>(
+      `INSERT INTO command_audit (vehicle_id, time, caller, via, kind, command, result, duration_ms)
+       SELECT v.id, ?, ?, ?, ?, ?, ?, ? FROM vehicles v WHERE v.id = ?`,
+    ),
+    listCommandAudit: db.prepare<[string, number], CommandAuditRow>(
+      `SELECT id, vehicle_id, time, caller, via, kind, command, result, duration_ms FROM command_audit
+       WHERE vehicle_id = ? ORDER BY id DESC LIMIT ?`,
+    ),
   };
 }
 
@@ -748,6 +771,28 @@ export class SqliteStore implements Store {
   async removeAutoProvision(key: string): Promise<boolean> {
     this.open();
     return this.stmt.removeAutoProvision.run(key).changes > 0;
+  }
+
+  // --- command audit ---
+
+  async addCommandAudit(e: CommandAuditEntry): Promise<void> {
+    this.open();
+    this.stmt.addCommandAudit.run(e.time, e.caller, e.via, e.kind, e.command, e.result, Math.round(e.durationMs), e.vehicleId.toUpperCase());
+  }
+
+  async listCommandAudit(vehicleId: string, limit: number): Promise<(CommandAuditEntry & { id: number })[]> {
+    this.open();
+    return this.stmt.listCommandAudit.all(vehicleId.toUpperCase(), Math.max(0, Math.floor(limit))).map((r) => ({
+      id: r.id,
+      vehicleId: r.vehicle_id,
+      time: r.time,
+      caller: r.caller,
+      via: r.via,
+      kind: r.kind,
+      command: r.command,
+      result: r.result,
+      durationMs: r.duration_ms,
+    }));
   }
 
   // --- lifecycle ---

@@ -1,0 +1,36 @@
+/**
+ * Masks the secrets a console or MP command can carry, for the command audit and the logs: PINs
+ * of lock, unlock and valet, passwords set through `config set password …`, and the password
+ * parameters of MP command 4 (1: module password, 9: server password). Pure.
+ */
+import type { MpCommand } from './request.js';
+
+const MASK = '***';
+
+/** Console commands whose arguments after the command words are secret. */
+const SECRET_ARGS = /^(\s*(?:lock|unlock|valet|unvalet)\s+)(\S.*)$/i;
+const CONFIG_PASSWORD = /^(\s*config\s+set\s+password\s+\S+\s+)(\S.*)$/i;
+const SECRET_PARAMS = new Set(['1', '9']);
+
+export function redactShell(text: string): string {
+  return text.replace(SECRET_ARGS, `$1${MASK}`).replace(CONFIG_PASSWORD, `$1${MASK}`);
+}
+
+/** The command as it may be recorded: `<code>,<params>` with secrets masked. */
+export function redactMp(c: MpCommand): string {
+  switch (c.code) {
+    case 7:
+      return `7,${redactShell(c.params)}`;
+    case 20:
+    case 21:
+    case 22:
+    case 23:
+      return c.params === '' ? String(c.code) : `${c.code},${MASK}`;
+    case 4: {
+      const [n = ''] = c.params.split(',', 1);
+      return SECRET_PARAMS.has(n) ? `4,${n},${MASK}` : `4,${c.params}`;
+    }
+    default:
+      return c.params === '' ? String(c.code) : `${c.code},${c.params}`;
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * The one command service of vts (issue #5): runs a console or MP command on a vehicle for a
+ * caller and returns the outcome, whatever adapter asked (the HTTP command API, the custom
+ * `/api/<service>/cmd`, later MQTT and the CLI).
+ *
+ * - Commands of one vehicle run one at a time (the module's network task is single-threaded) in a
+ *   bounded queue: a full queue is refused at once; a timeout frees the slot.
+ * - The command goes over the first transport that reaches the vehicle (the MP link now; the MQTT
+ *   link plugs in as another transport). A vehicle no transport reaches is refused at once.
+ * - Every execution is audited: who, vehicle, command with its secrets masked, result, duration.
+ */
+import type { Logger } from 'pino';
+import { redactMp } from '../core/commands/redact.js';
+import { toMpCommand, type CommandKind, type MpCommand } from '../core/commands/request.js';
+import type { CommandOutcome } from '../core/commands/result.js';
+import { isVtsError, VtsError } from '../errors.js';
+import type { CommandAuditEntry, Store } from '../store/store.js';
+
+export interface CommandTransport {
+  readonly name: string;
+  /** Whether the vehicle can be reached over this transport now. */
+  reaches(vehicleId: string): boolean;
+  /** Runs the command; rejects with VTS_ERR_COMMAND_TIMEOUT or VTS_ERR_NOT_CONNECTED. */
+  run(vehicleId: string, command: MpCommand, timeoutMs: number): Promise<CommandOutcome>;
+}
+
+export interface CommandRequest {
+  vehicleId: string;
+  kind: CommandKind;
+  text: string;
+  /** Milliseconds; default and ceiling from the service options. */
+  timeoutMs?: number;
+  /** Who asks, for the audit: `user:<name>`, `vehicle:<id>`. */
+  caller: string;
+  /** Which door it came through, for the audit: `api`, `custom-api`, `api-v2`. */
+  via: string;
+}
+
+export interface CommandResult extends CommandOutcome {
+  durationMs: number;
+  transport: string;
+}
+
+export interface CommandServiceOptions {
+  /** Commands that may wait per vehicle besides the running one. */
+  maxQueue: number;
+  defaultTimeoutMs: number;
+  maxTimeoutMs: number;
+}
+
+export const DEFAULT_COMMAND_OPTIONS: CommandServiceOptions = { maxQueue: 10, defaultTimeoutMs: 30_000, maxTimeoutMs: 300_000 };
+
+interface VehicleQueue {
+  tail: Promise<unknown>;
+  /** Commands queued or running. */
+  size: number;
+}
+
+export class CommandService {
+  private readonly queues = new Map<string, VehicleQueue>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly transports: readonly CommandTransport[],
+    private readonly log: Logger,
+    readonly options: CommandServiceOptions = DEFAULT_COMMAND_OPTIONS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Commands queued or running for a vehicle. */
+  pending(vehicleId: string): number {
+    return this.queues.get(vehicleId)?.size ?? 0;
+  }
+
+  private transportFor(vehicleId: string): CommandTransport | undefined {
+    return this.transports.find((t) => t.reaches(vehicleId));
+  }
+
+  /** Whether any transport reaches the vehicle now. */
+  reaches(vehicleId: string): boolean {
+    return this.transportFor(vehicleId) !== undefined;
+  }
+
+  async execute(req: CommandRequest): Promise<CommandResult> {
+    const vehicleId = req.vehicleId.toUpperCase();
+    const started = this.now();
+    let command: MpCommand | undefined;
+    const audit = (result: string): void => {
+      const entry: CommandAuditEntry = {
+        vehicleId,
+        time: Math.floor(started / 1000),
+        caller: req.caller,
+        via: req.via,
+        kind: req.kind,
+        command: command ? redactMp(command) : '(invalid)',
+        result,
+        durationMs: this.now() - started,
+      };
+      this.store.addCommandAudit(entry).catch((err: unknown) => this.log.error({ err }, 'command audit failed'));
+      this.log.info({ vehicle: vehicleId, caller: req.caller, via: req.via, command: entry.command, result, ms: entry.durationMs }, 'command');
+    };
+    try {
+      command = toMpCommand(req.kind, req.text);
+      const timeoutMs = Math.min(this.options.maxTimeoutMs, Math.max(1, req.timeoutMs ?? this.options.defaultTimeoutMs));
+      if (!this.reaches(vehicleId)) throw new VtsError('VTS_ERR_NOT_CONNECTED', vehicleId);
+      const queue = this.queues.get(vehicleId) ?? { tail: Promise.resolve(), size: 0 };
+      if (queue.size > this.options.maxQueue) throw new VtsError('VTS_ERR_QUEUE_FULL', `${queue.size} commands for ${vehicleId}`);
+      queue.size++;
+      this.queues.set(vehicleId, queue);
+      const cmd = command;
+      const run = queue.tail.then(async () => {
+        // the vehicle may have gone while this command waited
+        const transport = this.transportFor(vehicleId);
+        if (!transport) throw new VtsError('VTS_ERR_NOT_CONNECTED', vehicleId);
+        const outcome = await transport.run(vehicleId, cmd, timeoutMs);
+        return { ...outcome, transport: transport.name };
+      });
+      queue.tail = run.catch(() => undefined);
+      try {
+        const outcome = await run;
+        const result = { ...outcome, durationMs: this.now() - started };
+        audit(String(outcome.result));
+        return result;
+      } finally {
+        if (--queue.size === 0 && this.queues.get(vehicleId) === queue) this.queues.delete(vehicleId);
+      }
+    } catch (err) {
+      audit(auditResult(err));
+      throw err;
+    }
+  }
+}
+
+function auditResult(err: unknown): string {
+  if (isVtsError(err, 'VTS_ERR_COMMAND_TIMEOUT')) return 'timeout';
+  if (isVtsError(err, 'VTS_ERR_NOT_CONNECTED')) return 'not-connected';
+  if (isVtsError(err, 'VTS_ERR_QUEUE_FULL')) return 'queue-full';
+  if (isVtsError(err, 'VTS_ERR_COMMAND_SYNTAX')) return 'invalid';
+  return 'error';
+}

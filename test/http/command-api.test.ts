@@ -1,0 +1,174 @@
+/**
+ * Remote commands through the server (issue #5) end to end: `vts serve` in process, an emulated
+ * module (`vts module`'s EmulatedModule) connected over the MP, and the JSON command API
+ * `POST /api/command/<id>` (shell, js, mp; sync and async), the audit, rights, not connected,
+ * timeout, full queue, concurrent callers never swapped, and the custom API `/api/ovms/cmd`.
+ */
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../src/log.js';
+import { EmulatedModule } from '../../src/module/module.js';
+import type { ServerConfig } from '../../src/server.js';
+import { eventually } from '../mp/helpers.js';
+import { httpHarness, type HttpHarness } from './helpers.js';
+
+const quiet = createLogger('silent', new Writable({ write: (_c, _e, cb) => cb() }));
+
+async function withModule(ctx: TestContext, config: Partial<ServerConfig> = {}): Promise<HttpHarness> {
+  const h = await httpHarness(ctx, config);
+  const mod = new EmulatedModule({
+    id: 'TESTCAR',
+    seed: 3,
+    carPassword: 'NETPASS',
+    adminPassword: 'admin',
+    server: { host: '127.0.0.1', port: h.t.mpPort },
+    log: quiet,
+  });
+  ctx.after(() => mod.stop());
+  await mod.start();
+  await eventually(() => (h.t.server.hub.counts('TESTCAR').net === 1 ? true : undefined), 'the module connected');
+  return h;
+}
+
+function post(h: HttpHarness, path: string, body: unknown, auth = 'username=demo&password=demopass') {
+  return h.request(`${path}${path.includes('?') ? '&' : '?'}${auth}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+const json = (body: string): Record<string, unknown> => JSON.parse(body) as Record<string, unknown>;
+
+test('shell, js and mp commands: 200 {"output","result"}, module CR line breaks as LF', async (ctx) => {
+  const h = await withModule(ctx);
+  const shell = await post(h, '/api/command/TESTCAR', { command: 'echo a b' });
+  assert.equal(shell.status, 200, shell.body);
+  assert.equal(shell.headers['content-type'], 'application/json');
+  assert.equal(shell.body, '{"output":"a\\nb\\n","result":0}\n');
+  const js = await post(h, '/api/command/testcar', { command: 'print(20 + 22)', type: 'js' });
+  assert.deepEqual(json(js.body), { output: '42', result: 0 });
+  const lock = await post(h, '/api/command/TESTCAR', { command: '#20,1234', type: 'mp' });
+  assert.deepEqual(json(lock.body), { output: '', result: 0 });
+  const features = await post(h, '/api/command/TESTCAR', { command: '1', type: 'mp' });
+  const lines = String(json(features.body).output).trimEnd().split('\n');
+  assert.equal(lines.length, 32, 'the multi-record answer of command 1, one record per line');
+  assert.equal(lines[31], '31,32,0');
+  const form = await h.asDemo('/api/command/TESTCAR', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'command=' + encodeURIComponent('echo form') + '&timeout=5',
+  });
+  assert.deepEqual(json(form.body), { output: 'form\n', result: 0 });
+});
+
+test('errors: 400 bad input, 409 not connected, 403 for a foreign vehicle or without the right', async (ctx) => {
+  const h = await withModule(ctx);
+  for (const body of [{}, { command: '' }, { command: 'x', type: 'perl' }, { command: 'x', timeout: -1 }, { command: '#abc', type: 'mp' }]) {
+    const r = await post(h, '/api/command/TESTCAR', body);
+    assert.equal(r.status, 400, JSON.stringify(body));
+    assert.equal(json(r.body).error === 'VTS_ERR_INVALID_INPUT' || json(r.body).error === 'VTS_ERR_COMMAND_SYNTAX', true);
+  }
+  const offline = await post(h, '/api/command/DEMO1', { command: 'stat' });
+  assert.equal(offline.status, 409);
+  assert.equal(json(offline.body).error, 'VTS_ERR_NOT_CONNECTED');
+  assert.equal((await post(h, '/api/command/NOSUCH', { command: 'stat' })).status, 403);
+  await h.t.addUser('reader', 'readerpass', 'auth');
+  const reader = await post(h, '/api/command/TESTCAR', { command: 'stat' }, 'username=reader&password=readerpass');
+  assert.equal(reader.status, 403);
+  assert.equal(reader.body, 'Insufficient rights\n');
+});
+
+test('a timeout answers 504 and frees the slot; the late reply never reaches the next caller', async (ctx) => {
+  const h = await withModule(ctx);
+  const slow = await post(h, '/api/command/TESTCAR', { command: 'sleep 2', timeout: 0.5 });
+  assert.equal(slow.status, 504);
+  assert.equal(json(slow.body).error, 'VTS_ERR_COMMAND_TIMEOUT');
+  const next = await post(h, '/api/command/TESTCAR', { command: 'echo next' });
+  assert.deepEqual(json(next.body), { output: 'next\n', result: 0 }, 'not the sleep\'s empty answer');
+});
+
+test('a full queue is refused at once with 503', async (ctx) => {
+  const h = await withModule(ctx, { commands: { maxQueue: 1 } });
+  const results = await Promise.all([1, 2, 3, 4].map((k) => post(h, '/api/command/TESTCAR', { command: `echo ${k}`, timeout: 10 })));
+  const statuses = results.map((r) => r.status).sort();
+  assert.ok(statuses.includes(503), `statuses ${statuses}`);
+  assert.ok(statuses.includes(200));
+});
+
+test('concurrent callers, over HTTP and MP, each get their own answer', async (ctx) => {
+  const h = await withModule(ctx);
+  const app = await h.client('A');
+  await app.waitFor((m) => m.code === 'T', 10_000);
+  app.send('C', '7,echo from-mp');
+  const answers = await Promise.all(
+    Array.from({ length: 6 }, (_, k) => post(h, '/api/command/TESTCAR', { command: `echo caller-${k}` })),
+  );
+  answers.forEach((r, k) => assert.deepEqual(json(r.body), { output: `caller-${k}\n`, result: 0 }));
+  const mp = await app.waitFor((m) => m.code === 'c' && m.data.startsWith('7,'), 10_000);
+  assert.equal(mp.data, '7,0,from-mp\r');
+});
+
+test('async: 202 with a job id, then GET reports the outcome', async (ctx) => {
+  const h = await withModule(ctx);
+  const started = await post(h, '/api/command/TESTCAR?async=1', { command: 'echo later' });
+  assert.equal(started.status, 202);
+  const job = String(json(started.body).job);
+  assert.match(job, /^[0-9a-f-]{36}$/);
+  const done = await eventually(async () => {
+    const r = json((await h.asDemo(`/api/command/TESTCAR/${job}`)).body);
+    return r.status === 'done' ? r : undefined;
+  }, 'the job to end');
+  assert.deepEqual(done, { job, output: 'later\n', result: 0, status: 'done' });
+  assert.equal((await h.asDemo('/api/command/TESTCAR/00000000-0000-0000-0000-000000000000')).status, 404);
+});
+
+test('every execution is audited, secrets masked; the audit is listed per vehicle', async (ctx) => {
+  const h = await withModule(ctx);
+  await post(h, '/api/command/TESTCAR', { command: 'unlock 4711' });
+  await post(h, '/api/command/TESTCAR', { command: '#22,4711', type: 'mp' });
+  await post(h, '/api/command/DEMO1', { command: 'stat' });
+  const audit = JSON.parse((await h.asDemo('/api/command/TESTCAR')).body) as Record<string, unknown>[];
+  assert.equal(audit.length, 2);
+  assert.deepEqual(
+    audit.map((e) => [e.command, e.result, e.caller, e.via]),
+    [
+      ['22,***', '0', 'user:demo', 'api'],
+      ['7,unlock ***', '0', 'user:demo', 'api'],
+    ],
+  );
+  assert.ok(!JSON.stringify(audit).includes('4711'));
+  assert.ok(!h.t.logs.some((l) => l.includes('4711')), 'no PIN in the logs');
+  const offline = JSON.parse((await h.asDemo('/api/command/DEMO1')).body) as Record<string, unknown>[];
+  assert.equal(offline[0]?.result, 'not-connected');
+});
+
+test('the custom API /api/ovms/cmd: vehicle id and car password, extended syntax, text or JSON', async (ctx) => {
+  const h = await withModule(ctx);
+  const q = (cmd: string, extra = '') =>
+    h.request(`/api/ovms/cmd?fn.vehicleid=testcar&fn.carpass=NETPASS&fn.cmd=${encodeURIComponent(cmd)}${extra}`);
+  const echo = await q('echo x,y');
+  assert.equal(echo.status, 200);
+  assert.equal(echo.headers['content-type'], 'text/plain; charset=utf-8');
+  assert.equal(echo.body, 'x;y\n', 'the module encodes commas as ;');
+  const params = await q('#3/32');
+  assert.equal(params.body.trimEnd().split('\n').length, 32);
+  assert.equal((await q('@ATI')).status, 200);
+  const asJson = await q('echo j', '&fn.format=json');
+  assert.deepEqual(json(asJson.body), { command: 'echo j', output: 'j\n', result: 0, vehicleid: 'TESTCAR' });
+  const wrong = await h.request('/api/ovms/cmd?fn.vehicleid=TESTCAR&fn.carpass=nope&fn.cmd=stat');
+  assert.equal(wrong.status, 401);
+  assert.equal(wrong.body, 'Authentication failed\n');
+  assert.equal((await h.request('/api/ovms/cmd?fn.vehicleid=TESTCAR&fn.carpass=NETPASS')).status, 400);
+  const offline = await h.request('/api/ovms/cmd?fn.vehicleid=DEMO1&fn.carpass=NETPASS&fn.cmd=stat');
+  assert.equal(offline.status, 409);
+  const post = await h.request('/api/ovms/cmd', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'fn.vehicleid=TESTCAR&fn.carpass=NETPASS&fn.cmd=' + encodeURIComponent('echo posted'),
+  });
+  assert.equal(post.body, 'posted\n');
+  const alias = await h.request('/api/call?fn.name=ovms/cmd&fn.vehicleid=TESTCAR&fn.carpass=NETPASS&fn.cmd=echo%20alias');
+  assert.equal(alias.body, 'alias\n');
+});
