@@ -2,7 +2,8 @@
  * `npm run bench`: builds vts if needed, provisions a temporary data folder, and runs each
  * benchmark against a real `vts serve` child process (this process is the load generator).
  *
- *   npm run bench -- [--cars 50] [--seconds 10] [--idle 10000] [--http-seconds 10] [--only ingest|http|idle]
+ *   npm run bench -- [--cars 50] [--seconds 10] [--idle 10000] [--http-seconds 10] [--command-vehicles 100]
+ *                    [--only ingest|http|command|idle]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { runIdle, reportIdle } from './mp-idle.js';
 import { runIngest, reportIngest } from './mp-ingest.js';
 import { startServerProcess } from './lib/server-process.js';
 import { reportHttp, runHttp } from './http-status.js';
+import { reportCommandRoundTrip, runCommandRoundTrip } from './command-roundtrip.js';
 
 const { values } = parseArgs({
   options: {
@@ -24,12 +26,14 @@ const { values } = parseArgs({
     idle: { type: 'string', default: '10000' },
     only: { type: 'string' },
     'http-seconds': { type: 'string', default: '10' },
+    'command-vehicles': { type: 'string', default: '100' },
   },
 });
 const CARS = Number(values.cars);
 const SECONDS = Number(values.seconds);
 const IDLE = Number(values.idle);
 const HTTP_SECONDS = Number(values['http-seconds']);
+const COMMAND_VEHICLES = Number(values['command-vehicles']);
 const PASSWORD = 'BENCHPASS';
 const USER_PASSWORD = 'bench-password';
 const TOKEN = newApiToken();
@@ -62,7 +66,7 @@ async function main(): Promise<void> {
   const wanted = values.only;
   const reports: string[] = [];
   try {
-    const count = Math.max(CARS, wanted === 'ingest' || wanted === 'http' ? 1 : IDLE);
+    const count = Math.max(CARS, COMMAND_VEHICLES, wanted === 'ingest' || wanted === 'http' || wanted === 'command' ? 1 : IDLE);
     process.stderr.write(`provisioning ${count} vehicles in ${dataDir}...\n`);
     const ids = await provision(dataDir, count);
 
@@ -88,6 +92,23 @@ async function main(): Promise<void> {
           seconds: HTTP_SECONDS,
         });
         reports.push(reportHttp(r));
+      } finally {
+        await server.stop();
+      }
+    }
+    if (!wanted || wanted === 'command') {
+      process.stderr.write(`Commands: round trips with 1 and ${COMMAND_VEHICLES} emulated vehicles...\n`);
+      const server = await startServerProcess(dataDir, ['--rate-limit-burst', '0']);
+      try {
+        const r = await runCommandRoundTrip(server, {
+          ids,
+          carPassword: PASSWORD,
+          user: 'bench',
+          password: USER_PASSWORD,
+          seconds: SECONDS,
+          counts: [1, COMMAND_VEHICLES],
+        });
+        reports.push(reportCommandRoundTrip(r));
       } finally {
         await server.stop();
       }

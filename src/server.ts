@@ -137,7 +137,14 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   };
 
   const sessions = new ApiSessions(hub, (config.sessionTimeout ?? 180) * 1000);
-  const commands = new CommandService(store, [new MpCommandTransport(hub)], log, { ...DEFAULT_COMMAND_OPTIONS, ...config.commands });
+  const commands = new CommandService(
+    store,
+    [new MpCommandTransport(hub)],
+    log,
+    { ...DEFAULT_COMMAND_OPTIONS, ...config.commands },
+    Date.now,
+    (listener) => hub.events.on('notification', (n) => listener(n.vehicleId, n.alertType, n.text)),
+  );
   const httpCtx: HttpContext = {
     commands,
     jobs: new JobTable(),

@@ -26,11 +26,21 @@ interface ServeOptions {
   rateLimitPerMinute: number;
   rateLimitMax: number;
   rateLimitDelay: number;
+  commandTimeout: number;
+  commandTimeoutMax: number;
+  commandQueue: number;
+  commandService: string;
 }
 
 /** A cookie name as RFC 6265 allows it (a token). */
 function parseCookieName(value: string): string {
   if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,64}$/.test(value)) throw new Error(`not a cookie name: ${value}`);
+  return value;
+}
+
+/** A path segment for the custom command API: letters, digits, `_`, `-`, `.`. */
+function parseServiceName(value: string): string {
+  if (!/^[A-Za-z0-9_.-]{1,32}$/.test(value)) throw new Error(`not a service name: ${value}`);
   return value;
 }
 
@@ -89,6 +99,16 @@ export function registerServe(program: Command): void {
     default: 20,
     parse: parseCount,
   });
+  addConfigOption(cmd, '--command-timeout <seconds>', 'default time a remote command may take', { default: 30, parse: parseCount });
+  addConfigOption(cmd, '--command-timeout-max <seconds>', 'longest timeout a caller may ask for', { default: 300, parse: parseCount });
+  addConfigOption(cmd, '--command-queue <n>', 'remote commands that may wait per vehicle (more are refused)', {
+    default: 10,
+    parse: parseCount,
+  });
+  addConfigOption(cmd, '--command-service <name>', 'path segment of the custom command API /api/<name>/cmd', {
+    default: 'ovms',
+    parse: parseServiceName,
+  });
   cmd.action(async () => {
     const o = resolveOptions<ServeOptions>(cmd);
     const log = createLogger(o.logLevel);
@@ -112,6 +132,12 @@ export function registerServe(program: Command): void {
         max: o.rateLimitMax,
         delaySeconds: o.rateLimitDelay,
       },
+      commands: {
+        defaultTimeoutMs: Math.max(1, o.commandTimeout) * 1000,
+        maxTimeoutMs: Math.max(1, o.commandTimeoutMax, o.commandTimeout) * 1000,
+        maxQueue: o.commandQueue,
+      },
+      commandService: o.commandService,
     };
     // handlers first: a signal that arrives during start-up or right after the listening line
     // must still stop the server gracefully

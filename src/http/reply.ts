@@ -60,7 +60,6 @@ export const unauthorized = (r: FastifyReply) => sendText(r, 401, 'Authenticatio
 export const insufficientRights = (r: FastifyReply) => sendText(r, 403, 'Insufficient rights');
 export const forbidden = (r: FastifyReply) => sendText(r, 403, 'Forbidden');
 export const paranoid = (r: FastifyReply) => sendText(r, 502, 'Paranoid vehicles not supported by api');
-export const notImplemented = (r: FastifyReply) => sendText(r, 501, 'Not yet implemented');
 export const badRequest = (r: FastifyReply, why: string) => sendText(r, 400, why);
 
 let dateSecond = 0;

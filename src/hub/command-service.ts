@@ -12,7 +12,7 @@
 import type { Logger } from 'pino';
 import { redactMp } from '../core/commands/redact.js';
 import { toMpCommand, type CommandKind, type MpCommand } from '../core/commands/request.js';
-import type { CommandOutcome } from '../core/commands/result.js';
+import { decodeText, type CommandOutcome } from '../core/commands/result.js';
 import { isVtsError, VtsError } from '../errors.js';
 import type { CommandAuditEntry, Store } from '../store/store.js';
 
@@ -50,6 +50,16 @@ export interface CommandServiceOptions {
 
 export const DEFAULT_COMMAND_OPTIONS: CommandServiceOptions = { maxQueue: 10, defaultTimeoutMs: 30_000, maxTimeoutMs: 300_000 };
 
+/** Info notifications (`PI…` on the v2 link) of a vehicle: the output of commands started with `run`. */
+export type NotificationSource = (listener: (vehicleId: string, type: string, text: string) => void) => void;
+
+interface RunWaiter {
+  /** Background commands whose output is still awaited. */
+  remaining: number;
+  outputs: string[];
+  done: () => void;
+}
+
 interface VehicleQueue {
   tail: Promise<unknown>;
   /** Commands queued or running. */
@@ -58,6 +68,7 @@ interface VehicleQueue {
 
 export class CommandService {
   private readonly queues = new Map<string, VehicleQueue>();
+  private readonly runWaiters = new Map<string, RunWaiter[]>();
 
   constructor(
     private readonly store: Store,
@@ -65,7 +76,56 @@ export class CommandService {
     private readonly log: Logger,
     readonly options: CommandServiceOptions = DEFAULT_COMMAND_OPTIONS,
     private readonly now: () => number = Date.now,
-  ) {}
+    notifications?: NotificationSource,
+  ) {
+    notifications?.((vehicleId, type, text) => {
+      if (type !== 'I') return;
+      // background outputs come in the order the `run`s started (the v2 link does not say which)
+      const waiter = this.runWaiters.get(vehicleId)?.[0];
+      if (!waiter) return;
+      waiter.outputs.push(decodeText(text));
+      if (--waiter.remaining === 0) waiter.done();
+    });
+  }
+
+  /**
+   * For `run <cmd> [; <cmd>…]` (command-execution.md §7): registers, before the command is sent,
+   * for the info notifications that carry each background command's output (they may arrive in
+   * the same packet as the immediate answer). `wait` resolves with the outputs that came by the
+   * deadline; `cancel` gives up.
+   */
+  private expectRun(vehicleId: string, cmd: MpCommand): { wait(deadline: number): Promise<string[]>; cancel(): void } | null {
+    const count = backgroundCommands(cmd);
+    if (count === 0) return null;
+    const waiter: RunWaiter = { remaining: count, outputs: [], done: () => undefined };
+    let finished = false;
+    const arrived = new Promise<void>((resolve) => {
+      waiter.done = () => {
+        finished = true;
+        resolve();
+      };
+    });
+    const list = this.runWaiters.get(vehicleId) ?? [];
+    list.push(waiter);
+    this.runWaiters.set(vehicleId, list);
+    const cancel = (): void => {
+      const i = list.indexOf(waiter);
+      if (i >= 0) list.splice(i, 1);
+      if (list.length === 0 && this.runWaiters.get(vehicleId) === list) this.runWaiters.delete(vehicleId);
+    };
+    return {
+      cancel,
+      wait: async (deadline) => {
+        if (!finished) {
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([arrived, new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, deadline - this.now()))))]);
+          clearTimeout(timer);
+        }
+        cancel();
+        return waiter.outputs;
+      },
+    };
+  }
 
   /** Commands queued or running for a vehicle. */
   pending(vehicleId: string): number {
@@ -112,8 +172,18 @@ export class CommandService {
         // the vehicle may have gone while this command waited
         const transport = this.transportFor(vehicleId);
         if (!transport) throw new VtsError('VTS_ERR_NOT_CONNECTED', vehicleId);
-        const outcome = await transport.run(vehicleId, cmd, timeoutMs);
-        return { ...outcome, transport: transport.name };
+        const deadline = this.now() + timeoutMs;
+        const run = this.expectRun(vehicleId, cmd);
+        let outcome: CommandOutcome;
+        try {
+          outcome = await transport.run(vehicleId, cmd, timeoutMs);
+        } catch (err) {
+          run?.cancel();
+          throw err;
+        }
+        const background = run ? (outcome.result === 0 ? await run.wait(deadline) : (run.cancel(), [])) : [];
+        const output = background.reduce((out, text) => out + (out === '' || out.endsWith('\n') ? '' : '\n') + text, outcome.output);
+        return { ...outcome, output, transport: transport.name };
       });
       queue.tail = run.catch(() => undefined);
       try {
@@ -129,6 +199,17 @@ export class CommandService {
       throw err;
     }
   }
+}
+
+/** How many background commands a shell `run …` starts (0 for anything else). */
+function backgroundCommands(cmd: MpCommand): number {
+  if (cmd.code !== 7) return 0;
+  const m = /^\s*run(?:\s+-\S+)*\s+(.+)$/.exec(cmd.params);
+  if (!m) return 0;
+  // commands are separated by a `;` token of their own (`run stat ; location`)
+  return m[1]!
+    .split(/\s+;(?=\s|$)/)
+    .filter((c) => c.trim() !== '').length;
 }
 
 function auditResult(err: unknown): string {

@@ -28,6 +28,10 @@ export class MpCommandTransport implements CommandTransport {
     const link = this.hub.link(vehicleId);
     const car = link?.car;
     if (!link || !car) return Promise.reject(new VtsError('VTS_ERR_NOT_CONNECTED', vehicleId));
+    if (command.records === 0) {
+      car.send('C', mpCommandData(command));
+      return Promise.resolve({ result: 0, output: '' });
+    }
     return new Promise((resolve, reject) => {
       const records: string[] = [];
       let done = false;

@@ -18,7 +18,8 @@ test('extended syntax: #code,params/records, *ussd#, @modem, else shell (MP 7)',
   assert.deepEqual(parseExtended('@AT+CSQ'), { code: 49, params: 'AT+CSQ' });
   assert.deepEqual(parseExtended('stat'), { code: 7, params: 'stat' });
   assert.deepEqual(parseExtended('metrics list v.b.soc'), { code: 7, params: 'metrics list v.b.soc' });
-  for (const bad of ['#', '#x', '#1/0', '#1/99999', '#12a']) {
+  assert.deepEqual(parseExtended('#5/0'), { code: 5, params: '', records: 0 });
+  for (const bad of ['#', '#x', '#1/99999', '#12a']) {
     assert.throws(() => parseExtended(bad), (e: unknown) => isVtsError(e, 'VTS_ERR_COMMAND_SYNTAX'), bad);
   }
   assert.equal(mpCommandData(parseExtended('#20,1234')), '20,1234');

@@ -91,10 +91,10 @@ test('a timeout answers 504 and frees the slot; the late reply never reaches the
 
 test('a full queue is refused at once with 503', async (ctx) => {
   const h = await withModule(ctx, { commands: { maxQueue: 1 } });
-  const results = await Promise.all([1, 2, 3, 4].map((k) => post(h, '/api/command/TESTCAR', { command: `echo ${k}`, timeout: 10 })));
+  const results = await Promise.all([1, 2, 3, 4].map(() => post(h, '/api/command/TESTCAR', { command: 'sleep 0.5', timeout: 10 })));
   const statuses = results.map((r) => r.status).sort();
-  assert.ok(statuses.includes(503), `statuses ${statuses}`);
-  assert.ok(statuses.includes(200));
+  assert.deepEqual(statuses, [200, 200, 503, 503], 'one runs, one waits, the others are refused at once');
+  assert.equal(json(results.find((r) => r.status === 503)!.body).error, 'VTS_ERR_QUEUE_FULL');
 });
 
 test('concurrent callers, over HTTP and MP, each get their own answer', async (ctx) => {
@@ -171,4 +171,51 @@ test('the custom API /api/ovms/cmd: vehicle id and car password, extended syntax
   assert.equal(post.body, 'posted\n');
   const alias = await h.request('/api/call?fn.name=ovms/cmd&fn.vehicleid=TESTCAR&fn.carpass=NETPASS&fn.cmd=echo%20alias');
   assert.equal(alias.body, 'alias\n');
+});
+
+test('the former "Not Yet Implemented" group runs on the vehicle: charge, lock, valet, homelink, features, parameters, reset', async (ctx) => {
+  const h = await withModule(ctx);
+  const call = async (method: string, path: string, query = '') => {
+    const r = await h.request(`${path}?username=demo&password=demopass${query}`, { method });
+    return { status: r.status, body: json(r.body) };
+  };
+  assert.deepEqual(await call('PUT', '/api/charge/TESTCAR'), { status: 200, body: { output: '', result: 0 } });
+  await eventually(async () => ((await call('GET', '/api/charge/TESTCAR')).body.chargestate === 'charging' ? true : undefined), 'charging in the stored S');
+  assert.deepEqual((await call('PUT', '/api/charge/TESTCAR', '&mode=range&current=16')).body, { output: '', result: 0 });
+  assert.equal((await call('PUT', '/api/charge/TESTCAR', '&mode=turbo')).status, 400);
+  assert.deepEqual((await call('DELETE', '/api/charge/TESTCAR')).body, { output: '', result: 0 });
+  assert.deepEqual((await call('DELETE', '/api/lock/TESTCAR', '&pin=1234')).body, { output: '', result: 0 });
+  assert.equal((await call('PUT', '/api/lock/TESTCAR')).status, 400, 'a pin is required');
+  assert.deepEqual((await call('PUT', '/api/lock/TESTCAR', '&pin=1234')).body, { output: '', result: 0 });
+  const locked = await eventually(async () => {
+    const s = (await call('GET', '/api/lock/TESTCAR')).body;
+    return s.carlocked === 8 ? s : undefined;
+  }, 'the lock in the stored D');
+  assert.equal(locked.valetmode, 0);
+  assert.deepEqual((await call('PUT', '/api/valet/TESTCAR', '&pin=1234')).body, { output: '', result: 0 });
+  assert.deepEqual((await call('PUT', '/api/homelink/TESTCAR', '&button=2')).body, { output: '', result: 0 });
+  assert.equal((await call('PUT', '/api/homelink/TESTCAR', '&button=4')).status, 400);
+  const features = await call('GET', '/api/features/TESTCAR');
+  assert.equal(features.body.result, 0);
+  assert.equal((features.body.values as string[]).length, 32);
+  assert.deepEqual((await call('PUT', '/api/features/TESTCAR', '&feature=8&value=1')).body, { output: '', result: 0 });
+  assert.equal(((await call('GET', '/api/features/TESTCAR')).body.values as string[])[8], '1');
+  const params = await call('GET', '/api/parameters/TESTCAR');
+  assert.equal((params.body.values as string[])[8], 'TESTCAR', 'parameter 8 is the vehicle id');
+  assert.deepEqual((await call('PUT', '/api/parameters/TESTCAR', '&parameter=2&value=M')).body, { output: '', result: 0 });
+  assert.deepEqual((await call('PUT', '/api/reset/TESTCAR')).body, { output: '', result: 0 }, 'no answer awaited: the module reboots');
+  await eventually(() => (h.t.server.hub.counts('TESTCAR').net === 0 ? true : undefined), 'the module went away to reboot', 10_000);
+});
+
+test('run: the notifications that carry the background output reach the command that started it', async (ctx) => {
+  const h = await withModule(ctx);
+  const r = await post(h, '/api/command/TESTCAR', { command: 'run echo one ; echo two', timeout: 10 });
+  assert.deepEqual(json(r.body), { output: 'Background execution started.\none\ntwo\n', result: 0 });
+  const started = await post(h, '/api/command/TESTCAR?async=1', { command: 'run echo three', timeout: 10 });
+  const job = String(json(started.body).job);
+  const done = await eventually(async () => {
+    const b = json((await h.asDemo(`/api/command/TESTCAR/${job}`)).body);
+    return b.status === 'done' ? b : undefined;
+  }, 'the async run to end');
+  assert.equal(done.output, 'Background execution started.\nthree\n');
 });

@@ -1,6 +1,6 @@
 /**
  * The `/api` dispatcher's answers (http-api-v2.md §1, §2, §2.1, §4.13): 404 before
- * authentication for unknown calls, 401, 403, the 501 group, and the headers every response
+ * authentication for unknown calls, 401, 403, the former 501 group's rights, and the headers every response
  * carries (CORS included, errors too); CORS preflight and HEAD, which the reference refused.
  */
 import { test } from 'node:test';
@@ -76,15 +76,14 @@ test('403 "Forbidden" for a vehicle that is not the caller\'s; 403 "Insufficient
   assertText(await h.request('/api/vehicles?username=nobody&password=nobodypass'), 401, 'Unauthorized', 'Authentication failed\n');
 });
 
-test('the "Not Yet Implemented" group answers 501 after authentication, GET /api/lock included', async (ctx) => {
+test('the reference\'s "Not Yet Implemented" group needs authentication, then the command right', async (ctx) => {
   const h = await httpHarness(ctx);
+  await h.t.addUser('reader', 'readerpass', 'auth');
   const group = [
     ['PUT', 'charge'],
     ['DELETE', 'charge'],
-    ['GET', 'lock'],
     ['PUT', 'lock'],
     ['DELETE', 'lock'],
-    ['GET', 'valet'],
     ['PUT', 'valet'],
     ['DELETE', 'valet'],
     ['GET', 'features'],
@@ -95,11 +94,16 @@ test('the "Not Yet Implemented" group answers 501 after authentication, GET /api
     ['PUT', 'homelink'],
   ];
   for (const [method, fn] of group) {
-    assertText(await h.asDemo(`/api/${fn}/DEMO1`, { method }), 501, 'Not Implemented', 'Not yet implemented\n');
     assertText(await h.request(`/api/${fn}/DEMO1`, { method }), 401, 'Unauthorized', 'Authentication failed\n');
+    assertText(
+      await h.request(`/api/${fn}/DEMO1?username=reader&password=readerpass`, { method }),
+      403,
+      'Forbidden',
+      'Insufficient rights\n',
+    );
   }
-  // no ownership check, as in the reference
-  assertText(await h.asDemo('/api/features/NOSUCHCAR'), 501, 'Not Implemented', 'Not yet implemented\n');
+  // the states need no command right (they read the stored D record)
+  assert.equal((await h.request('/api/lock/DEMO1?username=demo&password=demopass')).body, '{}\n');
 });
 
 test('CORS preflight (OPTIONS) is answered with the allowed methods and headers', async (ctx) => {

@@ -42,7 +42,8 @@ export function parseExtended(text: string): MpCommand {
     const code = Number(m[1]);
     if (m[3] === undefined) return { code, params: m[2] ?? '' };
     const records = Number(m[3]);
-    if (records < 1 || records > MAX_RECORDS) throw syntax(`record count must be 1..${MAX_RECORDS}`);
+    // 0: no answer is expected (FW3 reboots on command 5 without one)
+    if (records > MAX_RECORDS) throw syntax(`record count must be 0..${MAX_RECORDS}`);
     return { code, params: m[2] ?? '', records };
   }
   if (text.startsWith('*') && text.endsWith('#') && text.length > 2) return { code: 41, params: text };

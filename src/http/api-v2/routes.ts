@@ -11,9 +11,9 @@ import { apiSegments, MAX_PARAM, requestParams } from '../params.js';
 import { badRequest, insufficientRights, unauthorized, unrecognised } from '../reply.js';
 import type { ApiRoute } from './call.js';
 import { historical } from './historical.js';
-import { customCommand, isCustomApiCall } from '../custom-api/cmd.js';
+import { customApiHandler } from '../custom-api/dispatch.js';
 import { commandInfo, runCommand } from '../command/json-api.js';
-import { NOT_IMPLEMENTED_ROUTES, notYetImplemented } from './not-implemented.js';
+import * as actions from '../command/vehicle-actions.js';
 import { charge, location, protocol, status, tpms } from './records.js';
 import { login, logout } from './session.js';
 import { createToken, deleteToken, listTokens } from './tokens.js';
@@ -36,7 +36,21 @@ export const API_ROUTES: ReadonlyMap<string, ApiRoute> = new Map<string, ApiRout
   ['GET:historical', historical],
   ['POST:command', runCommand],
   ['GET:command', commandInfo],
-  ...NOT_IMPLEMENTED_ROUTES.map((k): [string, ApiRoute] => [k, notYetImplemented]),
+  // the reference's "Not Yet Implemented" group, on the command service (src/http/command/)
+  ['PUT:charge', actions.chargeStart],
+  ['DELETE:charge', actions.chargeStop],
+  ['GET:lock', actions.lockState],
+  ['PUT:lock', actions.lock],
+  ['DELETE:lock', actions.unlock],
+  ['GET:valet', actions.lockState],
+  ['PUT:valet', actions.valetOn],
+  ['DELETE:valet', actions.valetOff],
+  ['GET:features', actions.listFeatures],
+  ['PUT:features', actions.setFeature],
+  ['GET:parameters', actions.listParameters],
+  ['PUT:parameters', actions.setParameter],
+  ['PUT:reset', actions.reset],
+  ['PUT:homelink', actions.homelink],
 ]);
 
 export async function dispatchApi(ctx: HttpContext, req: FastifyRequest, reply: FastifyReply): Promise<unknown> {
@@ -51,8 +65,9 @@ export async function dispatchApi(ctx: HttpContext, req: FastifyRequest, reply: 
   const params = requestParams(req);
   if (params === null) return badRequest(reply, `Parameter too long (${MAX_PARAM} characters at most)`);
   if (!route) {
-    // the custom command API authenticates with the vehicle id and its password itself
-    return isCustomApiCall(ctx, fn, args, params) ? customCommand(ctx, req, reply, params) : unrecognised(reply);
+    // the custom API (cmd, csv) authenticates with the vehicle id and its password itself
+    const custom = customApiHandler(ctx, fn, args, params);
+    return custom ? custom(ctx, req, reply, params) : unrecognised(reply);
   }
   const principal = await authenticate(ctx, req, params);
   if (!principal) return unauthorized(reply);

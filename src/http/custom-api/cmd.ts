@@ -8,24 +8,12 @@
  * Errors: 400 missing or bad input, 401 wrong vehicle or password, 409 not connected, 503 queue
  * full, 504 timeout, each with a one-line text.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpContext } from '../context.js';
-import { clientAddress, type Params } from '../params.js';
+import type { Params } from '../params.js';
 import { commandFailure } from '../command/errors.js';
 import { sendJson, sendText, status } from '../reply.js';
-
-const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
-
-function samePassword(given: string, stored: string): boolean {
-  return timingSafeEqual(digest(given), digest(stored));
-}
-
-/** Whether `/api/<fn>/<args>` (with these params) is the custom command API. */
-export function isCustomApiCall(ctx: HttpContext, fn: string, args: readonly string[], params: Params): boolean {
-  if (fn === ctx.commandService) return args[0] === 'cmd' && args.length === 1;
-  return fn === 'call' && args.length === 0 && params['fn.name'] === `${ctx.commandService}/cmd`;
-}
+import { vehicleByPassword } from './vehicle-auth.js';
 
 export async function customCommand(ctx: HttpContext, req: FastifyRequest, reply: FastifyReply, params: Params): Promise<unknown> {
   const vehicleId = (params['fn.vehicleid'] ?? '').toUpperCase();
@@ -33,17 +21,7 @@ export async function customCommand(ctx: HttpContext, req: FastifyRequest, reply
   const cmd = params['fn.cmd'] ?? '';
   if (vehicleId === '' || carpass === '' || cmd === '') return sendText(reply, 400, 'Missing fn.vehicleid, fn.carpass or fn.cmd');
 
-  const address = clientAddress(req);
-  const now = ctx.hub.seconds();
-  if (ctx.addressThrottle.check(address, now).action === 'refuse') return sendText(reply, 401, 'Authentication failed');
-  const vehicle = await ctx.store.getVehicle(vehicleId);
-  // compare even for an unknown vehicle: the answer takes as long either way
-  const ok = samePassword(carpass, vehicle?.carPassword ?? '\u0000no vehicle') && vehicle !== undefined;
-  if (!ok) {
-    ctx.addressThrottle.recordFailure(address, now);
-    ctx.log.info({ address, vehicle: vehicleId }, 'custom API authentication failed');
-    return sendText(reply, 401, 'Authentication failed');
-  }
+  if (!(await vehicleByPassword(ctx, req, vehicleId, carpass))) return sendText(reply, 401, 'Authentication failed');
 
   try {
     const r = await ctx.commands.execute({ vehicleId, kind: 'mp', text: extended(cmd), caller: `vehicle:${vehicleId}`, via: 'custom-api' });

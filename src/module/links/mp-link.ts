@@ -3,8 +3,9 @@
  * `ovms_server_v2.cpp` behaves (mp-protocol.md, mp-messages.md, mqtt-v3.md §11.6):
  * - logs in with scheme 0 (TCP or TLS), then sends F and every record (S, D, L, Y, W);
  * - S and D again every `updatetime.connected` seconds while apps are connected (`Z` > 0), every
- *   `updatetime.idle` seconds otherwise; the other records when they change; a full set when the
- *   app count rises;
+ *   `updatetime.idle` seconds otherwise, and at once when a state in them changes (charge state,
+ *   doors, lock: KEY_FIELDS); the other records when they change; a full set when the app count
+ *   rises;
  * - answers commands `C` (mp-commands.ts), pings `A`; sends notifications as `P` and the trip log
  *   as an `h` historical record;
  * - reconnects with back-off (1 s doubling to 60 s) after a drop.
@@ -36,6 +37,18 @@ export interface MpLinkOptions {
 }
 
 const PERIODIC = new Set(['S', 'D']);
+
+/**
+ * The fields of S and D whose change is sent at once, like FW3's MetricModified triggers: charge
+ * state, sub-state and mode (S 5, 6, 13–15), and the door, lock, valet and status bits (D 1–3, 12,
+ * 16, 18). Other changes (SOC, temperatures) wait for the periodic update.
+ */
+const KEY_FIELDS: Record<string, readonly number[]> = { S: [4, 5, 12, 13, 14], D: [0, 1, 2, 11, 15, 17] };
+
+function keyOf(code: string, data: string): string {
+  const f = data.split(',');
+  return (KEY_FIELDS[code] ?? []).map((i) => f[i] ?? '').join(',');
+}
 const NOTIFICATION_CODES: Partial<Record<Notification['type'], string>> = { info: 'I', alert: 'A', error: 'E' };
 
 export class MpLink {
@@ -196,8 +209,10 @@ export class MpLink {
     const unit = this.host.config.get('vehicle', 'units.distance') === 'M' ? 'M' : 'K';
     const now = this.host.now();
     for (const { code, data } of renderRecords(this.host.metrics, { distanceUnit: unit, now })) {
-      const changed = this.sent.get(code) !== data;
-      if (PERIODIC.has(code) ? !periodic && this.sent.has(code) : !changed) continue;
+      const last = this.sent.get(code);
+      const changed = last !== data;
+      const due = PERIODIC.has(code) ? periodic || last === undefined || keyOf(code, last) !== keyOf(code, data) : changed;
+      if (!due) continue;
       this.sent.set(code, data);
       this.send(code, data);
     }
