@@ -1,6 +1,7 @@
 /** The `vts` command line: one file per command under src/cli/. */
 import { Command, CommanderError } from 'commander';
 import { isVtsError } from '../errors.js';
+import { registerExec } from './exec.js';
 import { registerModule } from './module.js';
 import { registerServe } from './serve.js';
 import { registerUser } from './user.js';
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
   registerUser(program);
   registerVehicle(program);
   registerModule(program);
+  registerExec(program);
   return program;
 }
 
