@@ -154,7 +154,20 @@ test('the custom API /api/ovms/cmd: vehicle id and car password, extended syntax
   assert.equal(echo.body, 'x;y\n', 'the module encodes commas as ;');
   const params = await q('#3/32');
   assert.equal(params.body.trimEnd().split('\n').length, 32);
-  assert.equal((await q('@ATI')).status, 200);
+  const modem = await q('@ATI');
+  assert.equal(modem.status, 200);
+  assert.match(modem.body, /^ATI\n\nOK\n/, 'MP 49: the modem output');
+  const ussd = await q('*100#', '&fn.format=json');
+  assert.deepEqual(json(ussd.body), { command: '*100#', output: '', result: 0, vehicleid: 'TESTCAR' }, 'MP 41 accepted');
+  const audit = JSON.parse((await h.asDemo('/api/command/TESTCAR')).body) as Record<string, unknown>[];
+  assert.deepEqual(
+    audit.slice(0, 3).map((e) => [e.command, e.via, e.caller]),
+    [
+      ['41,*100#', 'custom-api', 'vehicle:TESTCAR'],
+      ['49,ATI', 'custom-api', 'vehicle:TESTCAR'],
+      ['3', 'custom-api', 'vehicle:TESTCAR'],
+    ],
+  );
   const asJson = await q('echo j', '&fn.format=json');
   assert.deepEqual(json(asJson.body), { command: 'echo j', output: 'j\n', result: 0, vehicleid: 'TESTCAR' });
   const wrong = await h.request('/api/ovms/cmd?fn.vehicleid=TESTCAR&fn.carpass=nope&fn.cmd=stat');
