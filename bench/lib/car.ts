@@ -25,15 +25,18 @@ export class BenchCar {
     const car = new BenchCar(socket);
     const clientToken = randomToken();
     const welcome = new Promise<string>((resolve, reject) => {
-      car.onWelcome = resolve;
+      // the cipher must exist before the next line of the same chunk (the server's Z) is read
+      car.onWelcome = (line) => {
+        const serverToken = line.split(' ')[2] ?? '';
+        car.cipher = new MpCipher(sessionKey(password, serverToken, clientToken));
+        resolve(line);
+      };
       socket.once('close', () => reject(new Error(`login of ${vehicleId} closed`)));
     });
     socket.on('data', (chunk: Buffer) => car.data(chunk));
     socket.on('error', () => {});
     socket.write(`MP-${type} 0 ${clientToken} ${digestBase64(password, clientToken)} ${vehicleId}\r\n`);
-    const reply = await welcome;
-    const serverToken = reply.split(' ')[2] ?? '';
-    car.cipher = new MpCipher(sessionKey(password, serverToken, clientToken));
+    await welcome;
     return car;
   }
 
