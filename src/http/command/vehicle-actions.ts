@@ -87,44 +87,36 @@ export const chargeStart = action((call) => {
   return '#11';
 });
 export const chargeStop = action(() => '#12');
-export const lock = action((call) => {
-  const p = pin(call);
-  return typeof p === 'string' ? `#20,${p}` : p;
-});
-export const unlock = action((call) => {
-  const p = pin(call);
-  return typeof p === 'string' ? `#22,${p}` : p;
-});
-export const valetOn = action((call) => {
-  const p = pin(call);
-  return typeof p === 'string' ? `#21,${p}` : p;
-});
-export const valetOff = action((call) => {
-  const p = pin(call);
-  return typeof p === 'string' ? `#23,${p}` : p;
-});
+/** An MP command whose one parameter is the `pin`. */
+const withPin = (code: number): ApiRoute =>
+  action((call) => {
+    const p = pin(call);
+    return typeof p === 'string' ? `#${code},${p}` : p;
+  });
+
+export const lock = withPin(20);
+export const unlock = withPin(22);
+export const valetOn = withPin(21);
+export const valetOff = withPin(23);
 export const homelink = action((call) => {
   const b = call.params.button ?? '1';
   return /^[123]$/.test(b) ? `#24,${Number(b) - 1}` : { error: 'button: 1, 2 or 3' };
 });
 export const reset = action(() => '#5/0');
 export const listFeatures = action(() => '#1', true);
-export const setFeature = action((call) => {
-  const n = slot(call, 'feature');
-  const value = call.params.value;
-  if (typeof n !== 'number') return n;
-  if (value === undefined || /[\r\n]/.test(value)) return { error: 'value: required, one line' };
-  return `#2,${n},${value}`;
-});
-export const listParameters = action(() => '#3', true);
-export const setParameter = action((call) => {
-  const n = slot(call, 'parameter');
-  const value = call.params.value;
-  if (typeof n !== 'number') return n;
-  if (value === undefined || /[\r\n]/.test(value)) return { error: 'value: required, one line' };
-  return `#4,${n},${value}`;
-});
+/** MP 2 or 4: set slot `<name>` (0–31) to `value`. */
+const setSlot = (code: number, name: string): ApiRoute =>
+  action((call) => {
+    const n = slot(call, name);
+    const value = call.params.value;
+    if (typeof n !== 'number') return n;
+    if (value === undefined || /[\r\n]/.test(value)) return { error: 'value: required, one line' };
+    return `#${code},${n},${value}`;
+  });
 
+export const setFeature = setSlot(2, 'feature');
+export const listParameters = action(() => '#3', true);
+export const setParameter = setSlot(4, 'parameter');
 /** GET /api/lock/<id> and GET /api/valet/<id>: the lock and valet bits of the stored D record. */
 export const lockState: ApiRoute = {
   async handler(call) {
