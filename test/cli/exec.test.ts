@@ -19,6 +19,7 @@ import ssh2 from 'ssh2';
 import { hashApiToken, newApiToken } from '../../src/auth/api-token.js';
 import { fingerprintOf } from '../../src/cli/exec/ssh.js';
 import { createLogger } from '../../src/log.js';
+import { generateEd25519 } from '../../src/module/links/ssh-link.js';
 import { EmulatedModule } from '../../src/module/module.js';
 import { eventually } from '../mp/helpers.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -88,8 +89,8 @@ before(async () => {
   const broker = await startAedes();
 
   const dir = mkdtempSync(join(tmpdir(), 'vts-exec-'));
-  const pair = ssh2.utils.generateKeyPairSync('ed25519');
-  const other = ssh2.utils.generateKeyPairSync('ed25519');
+  const pair = generateEd25519();
+  const other = generateEd25519();
   const key = join(dir, 'id_ed25519');
   const otherKey = join(dir, 'other_ed25519');
   writeFileSync(key, pair.private, { mode: 0o600 });

@@ -18,7 +18,7 @@ import ssh2 from 'ssh2';
 import type { ClientChannel, ConnectConfig, ParsedKey, PublicKeyAuthMethod } from 'ssh2';
 import { createLogger } from '../../src/log.js';
 import type { CommandRunner } from '../../src/module/console/services.js';
-import { ModuleSshLink, type ModuleSshLinkOptions } from '../../src/module/links/ssh-link.js';
+import { generateEd25519, ModuleSshLink, type ModuleSshLinkOptions } from '../../src/module/links/ssh-link.js';
 
 const { Client, utils } = ssh2;
 type SshClient = InstanceType<typeof Client>;
@@ -63,7 +63,7 @@ function tempDir(t: TestContext): string {
 }
 
 async function harness(t: TestContext, o: Partial<ModuleSshLinkOptions> = {}, dir = tempDir(t)): Promise<Harness> {
-  const pair = utils.generateKeyPairSync('ed25519');
+  const pair = generateEd25519();
   writeFileSync(join(dir, 'authorized_keys'), `# the test client\n\n${pair.public}\n`);
   const runner = fakeRunner();
   const link = new ModuleSshLink({
@@ -186,7 +186,7 @@ test('scp (file transfer on a module) is refused with an scp error and status 1'
 
 test('a key that is not authorized is refused, and so is a client without a key', async (t) => {
   const h = await harness(t);
-  const stranger = utils.generateKeyPairSync('ed25519').private;
+  const stranger = generateEd25519().private;
   assert.equal((await refused(t, h.port, { privateKey: stranger })).level, 'client-authentication');
   assert.equal((await refused(t, h.port, {})).level, 'client-authentication');
   const rsa = utils.generateKeyPairSync('rsa', { bits: 2048 }).private;
@@ -197,7 +197,7 @@ test('a key that is not authorized is refused, and so is a client without a key'
 test('a client cannot log in with an authorized public key but a signature of another key', async (t) => {
   const h = await harness(t);
   const real = utils.parseKey(h.key);
-  const impostor = utils.parseKey(utils.generateKeyPairSync('ed25519').private);
+  const impostor = utils.parseKey(generateEd25519().private);
   assert.ok(!(impostor instanceof Error) && !(real instanceof Error) && !Array.isArray(impostor) && !Array.isArray(real));
   // offers the authorized key's public half and signs with a private key of its own
   const forged: ParsedKey = Object.create(impostor, { getPublicSSH: { value: () => real.getPublicSSH() } });
@@ -225,8 +225,8 @@ test('passwords are refused unless a password is enabled; then only that one is 
 
 test('authorized_keys is read at every login; keys also come as text; lines with options are skipped', async (t) => {
   const dir = tempDir(t);
-  const fromText = utils.generateKeyPairSync('ed25519');
-  const withOptions = utils.generateKeyPairSync('ed25519');
+  const fromText = generateEd25519();
+  const withOptions = generateEd25519();
   const rsa = utils.generateKeyPairSync('rsa', { bits: 2048 });
   const h = await harness(t, { authorizedKeys: `${fromText.public}\ncommand="stat" ${withOptions.public}\nnot a key\n${rsa.public}\n` }, dir);
   await connect(t, h.port, { privateKey: fromText.private });

@@ -104,6 +104,18 @@ export function parseAuthorizedKeys(text: string, log?: Logger): ParsedKey[] {
   return keys;
 }
 
+/**
+ * A new ed25519 key pair in OpenSSH format. ssh2's generator gives, about 3 times in 1000, a pair
+ * that its own parser rejects ("Malformed OpenSSH private key"): such a pair is made again.
+ */
+export function generateEd25519(comment?: string): { private: string; public: string } {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const pair = utils.generateKeyPairSync('ed25519', comment === undefined ? {} : { comment });
+    if (!(utils.parseKey(pair.private) instanceof Error) && !(utils.parseKey(pair.public) instanceof Error)) return pair;
+  }
+  throw new Error('could not generate a usable ed25519 key pair');
+}
+
 /** The host key of `file`, generated (ed25519, mode 0600) when the file does not exist. */
 export function loadHostKey(file: string, log?: Logger): string {
   let text: string;
@@ -111,7 +123,7 @@ export function loadHostKey(file: string, log?: Logger): string {
     text = readFileSync(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    const pair = utils.generateKeyPairSync('ed25519', { comment: 'vts module host key' });
+    const pair = generateEd25519('vts module host key');
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     try {
       writeFileSync(file, pair.private, { mode: 0o600, flag: 'wx' });
