@@ -71,6 +71,8 @@ export interface ServerConfig {
   commands?: Partial<CommandServiceOptions>;
   /** Path segment of the custom command API `/api/<service>/cmd` (default `ovms`). */
   commandService?: string;
+  /** The MQTT superuser that `/mqapi` reports (none by default). */
+  mqttSuperuser?: string;
 }
 
 export interface Ports {
@@ -149,6 +151,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     commands,
     jobs: new JobTable(),
     commandService: config.commandService ?? 'ovms',
+    mqttSuperuser: config.mqttSuperuser || undefined,
     hub,
     store,
     sessions,

@@ -30,6 +30,7 @@ interface ServeOptions {
   commandTimeoutMax: number;
   commandQueue: number;
   commandService: string;
+  mqttSuperuser?: string;
 }
 
 /** A cookie name as RFC 6265 allows it (a token). */
@@ -109,6 +110,7 @@ export function registerServe(program: Command): void {
     default: 'ovms',
     parse: parseServiceName,
   });
+  addConfigOption(cmd, '--mqtt-superuser <name>', 'MQTT user with access to every topic (/mqapi/superuser, /mqapi/acl)');
   cmd.action(async () => {
     const o = resolveOptions<ServeOptions>(cmd);
     const log = createLogger(o.logLevel);
@@ -138,6 +140,7 @@ export function registerServe(program: Command): void {
         maxQueue: o.commandQueue,
       },
       commandService: o.commandService,
+      mqttSuperuser: o.mqttSuperuser,
     };
     // handlers first: a signal that arrives during start-up or right after the listening line
     // must still stop the server gracefully

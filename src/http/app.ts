@@ -9,6 +9,7 @@ import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { dispatchApi } from './api-v2/routes.js';
+import { MQAPI_CALLS, mqapi } from './mqapi/routes.js';
 import type { HttpContext } from './context.js';
 import { clientAddress, MAX_PARAM } from './params.js';
 import { FASTIFY_JSON_TYPE, httpDate, notFound, sendText, status, unrecognised } from './reply.js';
@@ -73,6 +74,9 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
   const api = (req: FastifyRequest, reply: FastifyReply) => dispatchApi(ctx, req, reply);
   app.route({ method: ['GET', 'HEAD', 'DELETE'], url: '/api', handler: api });
   app.route({ method: ['GET', 'HEAD', 'DELETE'], url: '/api/*', handler: api });
+  for (const call of MQAPI_CALLS) {
+    app.route({ method: ['GET', 'HEAD', 'PUT', 'DELETE'], url: `/mqapi/${call}`, handler: (_req, reply) => unrecognised(reply) });
+  }
   // Form bodies (urlencoded or multipart) are parsed only on POST and PUT routes: the multipart
   // plugin's hooks would otherwise run on every request
   await app.register(async (posts) => {
@@ -83,6 +87,7 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
     });
     posts.route({ method: ['POST', 'PUT'], url: '/api', handler: api });
     posts.route({ method: ['POST', 'PUT'], url: '/api/*', handler: api });
+    for (const call of MQAPI_CALLS) posts.post(`/mqapi/${call}`, (req, reply) => mqapi(ctx, req, reply, call));
   });
 
   // CORS preflight for every path

@@ -29,4 +29,6 @@ export interface HttpContext {
   jobs: JobTable;
   /** Path segment of the custom command API (`/api/<service>/cmd`). */
   commandService: string;
+  /** The MQTT superuser of `/mqapi` (none when undefined). */
+  mqttSuperuser?: string;
 }

@@ -1,0 +1,54 @@
+/**
+ * `/mqapi`: the HTTP auth backend of a Mosquitto with the HTTP auth plugin (http-api-v2.md §5),
+ * so that an external broker applies vts's users, tokens and topic rules. POST form fields only;
+ * the outcome is the status code and the reason phrase, bodies are empty unless stated:
+ * - `/mqapi/auth` (`username`, `password`: account password or API token): 200 `Authentication
+ *   OK` when it is valid and grants `v3` or `mqtt` (so `*` does), else 403 `Authentication FAILED`;
+ * - `/mqapi/superuser` (`username`): 404 `Username required`; 200 `Is a superuser` for the
+ *   configured `--mqtt-superuser`, else 403 `Not a superuser`;
+ * - `/mqapi/acl` (`username`, `topic`): 200 `Superuser acl is permitted`, 200 `Access granted` for
+ *   the user's own prefix `ovms/<username>/`, else 403 `Access denied` (src/core/mqtt/acl.ts).
+ * Any other method: 404 `Unrecognised API call`.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { authenticateUser } from '../../auth/authenticate.js';
+import { hasRight } from '../../core/auth/rights.js';
+import { topicAccess } from '../../core/mqtt/acl.js';
+import type { HttpContext } from '../context.js';
+import { clientAddress, requestParams } from '../params.js';
+import { badRequest, sendText, unrecognised } from '../reply.js';
+
+const empty = (reply: FastifyReply, code: number, reason: string) => sendText(reply, code, '', reason);
+
+export const MQAPI_CALLS = ['auth', 'superuser', 'acl'] as const;
+
+export async function mqapi(ctx: HttpContext, req: FastifyRequest, reply: FastifyReply, call: string): Promise<unknown> {
+  if (req.method !== 'POST') return unrecognised(reply);
+  const params = requestParams(req);
+  if (params === null) return badRequest(reply, 'Parameter too long');
+  const username = params.username ?? '';
+  switch (call) {
+    case 'auth': {
+      const address = clientAddress(req);
+      const now = ctx.hub.seconds();
+      const refused = ctx.addressThrottle.check(address, now).action === 'refuse';
+      const auth = refused ? null : await authenticateUser(ctx.store, ctx.credentials, username, params.password ?? '', ctx.hub.now());
+      if (auth && hasRight(auth.permit, 'v3', 'mqtt')) return empty(reply, 200, 'Authentication OK');
+      if (!auth && !refused) {
+        ctx.addressThrottle.recordFailure(address, ctx.hub.seconds());
+        ctx.log.info({ address, user: username }, 'MQTT authentication failed');
+      }
+      return empty(reply, 403, 'Authentication FAILED');
+    }
+    case 'superuser':
+      if (username === '') return sendText(reply, 404, 'Username required', 'Username required');
+      return ctx.mqttSuperuser && username === ctx.mqttSuperuser
+        ? empty(reply, 200, 'Is a superuser')
+        : empty(reply, 403, 'Not a superuser');
+    default: {
+      const decision = topicAccess(username, params.topic ?? '', ctx.mqttSuperuser);
+      if (decision === 'superuser') return empty(reply, 200, 'Superuser acl is permitted');
+      return decision === 'granted' ? empty(reply, 200, 'Access granted') : empty(reply, 403, 'Access denied');
+    }
+  }
+}
