@@ -25,13 +25,16 @@ export class JobTable {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** Starts tracking a running command; undefined when the table is full of running jobs. */
-  start(vehicleId: string, ownerId: number, run: Promise<CommandResult>): Job | undefined {
+  /**
+   * Starts a command as a job; undefined (and the command is not started) when the table is full
+   * of running jobs.
+   */
+  start(vehicleId: string, ownerId: number, execute: () => Promise<CommandResult>): Job | undefined {
     this.sweep();
     if (this.jobs.size >= MAX_JOBS) return undefined;
     const job: Job = { id: randomUUID(), vehicleId, ownerId, status: 'running' };
     this.jobs.set(job.id, job);
-    run.then(
+    execute().then(
       (result) => Object.assign(job, { status: 'done', result, ended: this.now() }),
       (err: unknown) => Object.assign(job, { status: 'failed', failure: commandFailure(err), ended: this.now() }),
     );

@@ -57,24 +57,22 @@ export const runCommand: ApiRoute = {
     const input = readInput(call);
     if (typeof input === 'string') return badInput(call, input);
     const { ctx, principal } = call;
-    const run = ctx.commands.execute({
-      vehicleId: vehicle.id,
-      kind: input.kind,
-      text: input.command,
-      timeoutMs: input.timeoutMs,
-      caller: `user:${principal.ownerName}`,
-      via: 'api',
-    });
+    const execute = () =>
+      ctx.commands.execute({
+        vehicleId: vehicle.id,
+        kind: input.kind,
+        text: input.command,
+        timeoutMs: input.timeoutMs,
+        caller: `user:${principal.ownerName}`,
+        via: 'api',
+      });
     if (call.params.async === '1' || call.params.async === 'true') {
-      const job = ctx.jobs.start(vehicle.id, principal.ownerId, run);
-      if (!job) {
-        run.catch(() => undefined);
-        return fail(call, { status: 503, code: 'VTS_ERR_QUEUE_FULL', message: 'too many jobs' });
-      }
+      const job = ctx.jobs.start(vehicle.id, principal.ownerId, execute);
+      if (!job) return fail(call, { status: 503, code: 'VTS_ERR_QUEUE_FULL', message: 'too many jobs' });
       return sendJson(call.reply, 202, jobBody(job));
     }
     try {
-      const r = await run;
+      const r = await execute();
       return sendJson(call.reply, 200, { output: r.output, result: r.result });
     } catch (err) {
       return fail(call, commandFailure(err));
