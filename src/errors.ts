@@ -19,6 +19,7 @@ export const ERRORS = {
   VTS_ERR_NOT_CONNECTED: 'vehicle not connected',
   VTS_ERR_COMMAND_TIMEOUT: 'the vehicle did not answer in time',
   VTS_ERR_QUEUE_FULL: 'too many commands are waiting for this vehicle',
+  VTS_ERR_MQTT: 'the MQTT broker failed',
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -16,6 +16,12 @@ import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitOptions } from './core/r
 import { ApiSessions } from './hub/api-sessions.js';
 import { CommandService, DEFAULT_COMMAND_OPTIONS, type CommandServiceOptions } from './hub/command-service.js';
 import { MpCommandTransport } from './hub/mp-command-transport.js';
+import { V3CommandTransport } from './hub/v3-command-transport.js';
+import { startBroker, type EmbeddedBroker } from './mqtt/broker.js';
+import { MqttBridge } from './mqtt/bridge.js';
+import type { EventMode } from './mqtt/bridged-vehicle.js';
+import { ClientPort } from './mqtt/client-port.js';
+import { EmbeddedPort } from './mqtt/embedded-port.js';
 import type { HttpContext } from './http/context.js';
 import { JobTable } from './http/command/jobs.js';
 import { startHttpListeners, type HttpListeners } from './http/listener.js';
@@ -73,6 +79,26 @@ export interface ServerConfig {
   commandService?: string;
   /** The MQTT superuser that `/mqapi` reports (none by default). */
   mqttSuperuser?: string;
+  /** The v3 (MQTT) side; none: no broker, no bridge. */
+  mqtt?: MqttConfig;
+  /** Which link carries commands when a vehicle is on both (default `v2`). */
+  commandLink?: 'v2' | 'mqtt';
+}
+
+export interface MqttConfig {
+  /** Embedded broker port (0 = any free port); null = no embedded broker. */
+  port: number | null;
+  /** With the TLS certificate; null = off. */
+  tlsPort: number | null;
+  /** MQTT over WebSocket; null = off. */
+  wsPort: number | null;
+  /** When the embedded broker's plain port is taken: go on without the broker (a default port). */
+  portOptional?: boolean;
+  /** An external broker to bridge instead of the embedded one (`mqtt://user:pass@host:1883`). */
+  url?: string;
+  /** The bridge's v3 client id. */
+  clientId?: string;
+  events?: EventMode;
 }
 
 export interface Ports {
@@ -80,6 +106,9 @@ export interface Ports {
   mpTls: number | null;
   http: number | null;
   https: number | null;
+  mqtt: number | null;
+  mqtts: number | null;
+  mqttWs: number | null;
 }
 
 export interface RunningServer {
@@ -92,6 +121,10 @@ export interface RunningServer {
   /** Verified passwords (shared by the MP scheme-1 login and the HTTP API). */
   readonly credentials: CredentialCache;
   readonly commands: CommandService;
+  /** The embedded MQTT broker, when it runs. */
+  readonly broker: EmbeddedBroker | null;
+  /** The MQTT bridge, when there is a broker. */
+  readonly bridge: MqttBridge | null;
   /** Stops accepting, closes connections, flushes and closes the store. */
   close(): Promise<void>;
 }
@@ -121,6 +154,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     messageHistorySeconds: config.messageHistory ?? 86400,
     notificationHistorySeconds: config.notificationHistory ?? 2592000,
     utilisationDays: config.utilisationDays ?? 90,
+    v3CommandTimeoutMs: config.commands?.defaultTimeoutMs ?? DEFAULT_COMMAND_OPTIONS.defaultTimeoutMs,
   };
   const hub = new Hub(store, log, hubOptions);
   const credentials = new CredentialCache();
@@ -141,7 +175,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   const sessions = new ApiSessions(hub, (config.sessionTimeout ?? 180) * 1000);
   const commands = new CommandService(
     store,
-    [new MpCommandTransport(hub)],
+    config.commandLink === 'mqtt' ? [new V3CommandTransport(hub), new MpCommandTransport(hub)] : [new MpCommandTransport(hub), new V3CommandTransport(hub)],
     log,
     { ...DEFAULT_COMMAND_OPTIONS, ...config.commands },
     Date.now,
@@ -191,6 +225,16 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     throw new VtsError('VTS_ERR_LISTEN', (err as Error).message, { cause: err });
   }
 
+  let broker: EmbeddedBroker | null = null;
+  let bridge: MqttBridge | null = null;
+  try {
+    ({ broker, bridge } = await startMqtt(config, { hub, store, log, credentials, throttle: ctx.addressThrottle }, tls));
+  } catch (err) {
+    await Promise.all([mp.close(), http.close()]);
+    await store.close();
+    throw err;
+  }
+
   const flushTraffic = async (): Promise<void> => {
     const now = hub.seconds();
     for (const peer of hub.peers()) hub.traffic.collect(peer, now);
@@ -228,7 +272,15 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
 
   let closing: Promise<void> | undefined;
   return {
-    ports: { mp: mp.port, mpTls: mp.tlsPort, http: http.http, https: http.https },
+    ports: {
+      mp: mp.port,
+      mpTls: mp.tlsPort,
+      http: http.http,
+      https: http.https,
+      mqtt: broker?.ports.mqtt ?? null,
+      mqtts: broker?.ports.mqtts ?? null,
+      mqttWs: broker?.ports.mqttWs ?? null,
+    },
     hub,
     store,
     mp,
@@ -236,10 +288,14 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     sessions,
     credentials,
     commands,
+    broker,
+    bridge,
     close() {
       closing ??= (async () => {
         clearInterval(timer);
         clearInterval(sessionTimer);
+        await bridge?.close();
+        await broker?.close();
         await Promise.all([mp.close(), http.close()]);
         await flushTraffic();
         await store.close();
@@ -247,4 +303,39 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
       return closing;
     },
   };
+}
+
+/** The embedded broker (unless an external one is configured) and the bridge on it. */
+async function startMqtt(
+  config: ServerConfig,
+  deps: { hub: Hub; store: Store; log: Logger; credentials: CredentialCache; throttle: LoginThrottle },
+  tls: { cert: Buffer; key: Buffer } | undefined,
+): Promise<{ broker: EmbeddedBroker | null; bridge: MqttBridge | null }> {
+  const m = config.mqtt;
+  if (!m) return { broker: null, bridge: null };
+  const { hub, store, log } = deps;
+  const bridgeOptions = { clientId: m.clientId, events: m.events };
+  if (m.url) {
+    const bridge = new MqttBridge(hub, store, new ClientPort({ url: m.url, clientId: m.clientId ? `${m.clientId}-bridge` : undefined, log }), log, bridgeOptions);
+    await bridge.start();
+    return { broker: null, bridge };
+  }
+  if (m.port === null) return { broker: null, bridge: null };
+  let broker: EmbeddedBroker;
+  try {
+    broker = await startBroker(
+      { store, credentials: deps.credentials, addressThrottle: deps.throttle, log, now: hub.now, superuser: config.mqttSuperuser || undefined },
+      { host: config.bind, port: m.port, tlsPort: tls ? m.tlsPort : null, wsPort: m.wsPort, tls },
+    );
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (m.portOptional && code === 'EADDRINUSE') {
+      log.warn({ port: m.port }, 'MQTT port in use (another broker?): the embedded broker is off; give --mqtt-port or --mqtt-url');
+      return { broker: null, bridge: null };
+    }
+    throw new VtsError('VTS_ERR_LISTEN', `MQTT: ${(err as Error).message}`, { cause: err });
+  }
+  const bridge = new MqttBridge(hub, store, new EmbeddedPort(broker.aedes), log, bridgeOptions);
+  await bridge.start();
+  return { broker, bridge };
 }

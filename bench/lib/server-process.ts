@@ -30,6 +30,8 @@ export async function startServerProcess(dataDir: string, extraArgs: string[] = 
       '0',
       '--mp-tls-port',
       '0',
+      '--mqtt-port',
+      'off',
       '--log-level',
       'warn',
       ...extraArgs,

@@ -1,6 +1,8 @@
 /** `vts serve`: runs the server until SIGTERM or SIGINT. */
 import type { Command } from 'commander';
 import { addConfigOption, parseCount, parseLogLevel, parsePort, resolveOptions } from '../config.js';
+import { isTopicLevel } from '../core/mqtt/topics.js';
+import type { EventMode } from '../mqtt/bridged-vehicle.js';
 import { addStoreOptions } from './shared-options.js';
 import { createLogger } from '../log.js';
 import { startServer, type ServerConfig } from '../server.js';
@@ -31,6 +33,31 @@ interface ServeOptions {
   commandQueue: number;
   commandService: string;
   mqttSuperuser?: string;
+  mqttPort: number | null;
+  mqttsPort: number | null;
+  mqttWsPort: number | null;
+  mqttUrl?: string;
+  mqttClientId: string;
+  mqttEvents: EventMode;
+  commandLink: 'v2' | 'mqtt';
+}
+
+/** A port, or `off` (null). */
+function parsePortOrOff(value: string): number | null {
+  return value.trim().toLowerCase() === 'off' ? null : parsePort(value);
+}
+
+function parseChoice<T extends string>(choices: readonly T[]): (value: string) => T {
+  return (value) => {
+    if (!(choices as readonly string[]).includes(value)) throw new Error(`must be one of ${choices.join(', ')}`);
+    return value as T;
+  };
+}
+
+/** The bridge's v3 client id: one topic level of letters, digits, `-`, `_`, `.`. */
+function parseClientId(value: string): string {
+  if (!isTopicLevel(value) || !/^[A-Za-z0-9_.-]{1,64}$/.test(value)) throw new Error(`not a client id: ${value}`);
+  return value;
 }
 
 /** A cookie name as RFC 6265 allows it (a token). */
@@ -110,7 +137,29 @@ export function registerServe(program: Command): void {
     default: 'ovms',
     parse: parseServiceName,
   });
-  addConfigOption(cmd, '--mqtt-superuser <name>', 'MQTT user with access to every topic (/mqapi/superuser, /mqapi/acl)');
+  addConfigOption(cmd, '--mqtt-superuser <name>', 'MQTT user with access to every topic (embedded broker, /mqapi/superuser, /mqapi/acl)');
+  addConfigOption(cmd, '--mqtt-port <port>', 'embedded MQTT broker port; 0 = any free port, off = no broker', {
+    default: 1883,
+    parse: parsePortOrOff,
+  });
+  addConfigOption(cmd, '--mqtts-port <port>', 'embedded MQTT broker over TLS (needs --tls-cert/--tls-key); off = none', {
+    default: 8883,
+    parse: parsePortOrOff,
+  });
+  addConfigOption(cmd, '--mqtt-ws-port <port>', 'embedded MQTT broker over WebSocket; off = none', { default: null, defaultText: 'off', parse: parsePortOrOff });
+  addConfigOption(cmd, '--mqtt-url <url>', 'use this external broker (mqtt://user:password@host:1883) instead of the embedded one; its user must be allowed to read and write ovms/#');
+  addConfigOption(cmd, '--mqtt-client-id <id>', 'the client id vts uses towards v3 modules (client/<id>/active, …/command/…)', {
+    default: 'vts',
+    parse: parseClientId,
+  });
+  addConfigOption(cmd, '--mqtt-events <mode>', 'v3 module events: notify (P to apps and history), history, off', {
+    default: 'notify',
+    parse: parseChoice(['notify', 'history', 'off'] as const),
+  });
+  addConfigOption(cmd, '--command-link <link>', 'link that carries commands when a vehicle is on both: v2 or mqtt', {
+    default: 'v2',
+    parse: parseChoice(['v2', 'mqtt'] as const),
+  });
   cmd.action(async () => {
     const o = resolveOptions<ServeOptions>(cmd);
     const log = createLogger(o.logLevel);
@@ -141,6 +190,17 @@ export function registerServe(program: Command): void {
       },
       commandService: o.commandService,
       mqttSuperuser: o.mqttSuperuser,
+      commandLink: o.commandLink,
+      mqtt: {
+        port: o.mqttPort,
+        tlsPort: o.mqttsPort,
+        wsPort: o.mqttWsPort,
+        // the default port may be held by a broker of the machine: then vts goes on without its own
+        portOptional: cmd.getOptionValueSource('mqttPort') === 'default',
+        url: o.mqttUrl || undefined,
+        clientId: o.mqttClientId,
+        events: o.mqttEvents,
+      },
     };
     // handlers first: a signal that arrives during start-up or right after the listening line
     // must still stop the server gracefully
@@ -154,9 +214,9 @@ export function registerServe(program: Command): void {
     process.once('SIGINT', () => onSignal('SIGINT'));
 
     const server = await startServer(config, log);
-    const { mp, mpTls, http, https } = server.ports;
-    log.info({ dataDir: o.dataDir, ports: server.ports }, 'vts listening');
-    process.stdout.write(JSON.stringify({ event: 'listening', mp, mpTls, http, https }) + '\n');
+    const { mp, mpTls, http, https, mqtt, mqtts, mqttWs } = server.ports;
+    log.info({ dataDir: o.dataDir, ports: server.ports, mqttBroker: server.bridge ? (o.mqttUrl ? 'external' : 'embedded') : 'off' }, 'vts listening');
+    process.stdout.write(JSON.stringify({ event: 'listening', mp, mpTls, http, https, mqtt, mqtts, mqttWs }) + '\n');
 
     await new Promise<void>((resolve) => {
       stopRequested = (signal: string): void => {

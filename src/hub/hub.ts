@@ -6,13 +6,17 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { replayOrder } from '../core/mp/car-message.js';
+import { historicalTimes, type HistoricalInput } from '../core/mp/historical.js';
 import type { MpMessage } from '../core/mp/message.js';
 import type { Store, Vehicle } from '../store/store.js';
 import { CommandQueue } from './command-queue.js';
 import { dispatch } from './dispatch.js';
+import { storeAndForward, type MessageSource } from './handlers/car-data.js';
+import { forwardNotification } from './handlers/push.js';
 import { GroupRegistry } from './groups.js';
 import type { Peer } from './peer.js';
 import { TrafficAccounting } from './traffic.js';
+import type { V3Link } from './v3-link.js';
 import { VehicleLink } from './vehicle-link.js';
 
 export interface HubOptions {
@@ -26,6 +30,8 @@ export interface HubOptions {
   utilisationDays: number;
   /** Clock in epoch milliseconds (tests pass their own). */
   now?: () => number;
+  /** Milliseconds an MP client's command to a vehicle on the v3 link may take. Default 30 s. */
+  v3CommandTimeoutMs?: number;
 }
 
 /** A push notification (`P` from a car, or raised by the server), for the notifiers to come. */
@@ -36,6 +42,9 @@ export interface Notification {
   text: string;
   time: number;
 }
+
+/** What the v2 handlers know of the v3 link's messages: no connection id, no paranoid token. */
+const V3_SOURCE: MessageSource = { id: 0, ptoken: '' };
 
 /** The answer of `T` at login when the car never sent anything (REF's clamped MySQL TIME). */
 export const NEVER_UPDATED_AGE = 3020399;
@@ -80,7 +89,7 @@ export class Hub {
   /** Connection counts as the HTTP API reports them. */
   counts(vehicleId: string): { net: number; apps: number; batches: number } {
     const link = this.links.get(vehicleId);
-    return { net: link?.car ? 1 : 0, apps: link?.appCount ?? 0, batches: link?.batches.size ?? 0 };
+    return { net: link?.online ? 1 : 0, apps: link?.appCount ?? 0, batches: link?.batches.size ?? 0 };
   }
 
   /** Every logged-in peer (for the inactivity sweep and traffic flushes). */
@@ -128,9 +137,10 @@ export class Hub {
     for (const p of link.batches) this.deliver(p, code, data);
   }
 
-  /** Tells the car how many apps it has (`Z<n>`), if it is connected. */
+  /** Tells the car how many apps it has (`Z<n>`) and the v3 link whether to announce a client. */
   tellCarAppCount(link: VehicleLink): void {
     link.car?.send('Z', String(link.appCount));
+    link.v3?.clientCount(link.appCount);
   }
 
   // --- login and logout (mp-protocol.md §8, §13.3) ---
@@ -180,7 +190,7 @@ export class Hub {
       this.store.getCarMessages(vehicle.id),
       this.store.getVehicle(vehicle.id),
     ]);
-    peer.send('Z', link.car ? '1' : '0');
+    peer.send('Z', link.online ? '1' : '0');
     messages.sort((a, b) => replayOrder(a.code, b.code));
     let tokenSent = false;
     const ptoken = fresh?.paranoidToken ?? vehicle.paranoidToken;
@@ -208,7 +218,7 @@ export class Hub {
       case 'C':
         if (link.car !== peer) return;
         link.car = null;
-        this.toClients(link, 'Z', '0');
+        if (!link.online) this.toClients(link, 'Z', '0');
         break;
       case 'A':
         if (!link.apps.delete(peer)) return;
@@ -230,6 +240,53 @@ export class Hub {
     const link = this.links.get(peer.vehicleId);
     if (link) dispatch(this, peer, link, msg);
     else if (msg.code === 'A') peer.send('a', ''); // a peer server (never registered) still gets pongs
+  }
+
+  // --- the v3 (MQTT) link (issue #6): the bridge stands in for the car ---
+
+  /** The vehicle's module is online on the broker: apps see it connected (`Z1`). */
+  attachV3(vehicleId: string, ownerId: number, v3: V3Link): void {
+    const link = this.linkFor(vehicleId, ownerId);
+    const wasOnline = link.online;
+    link.v3 = v3;
+    if (!wasOnline) this.toClients(link, 'Z', '1');
+    v3.clientCount(link.appCount);
+  }
+
+  /** The module went offline on the broker (its will, `connected` = `no`, or its connection ended). */
+  detachV3(vehicleId: string, v3: V3Link): void {
+    const link = this.links.get(vehicleId);
+    if (!link || link.v3 !== v3) return;
+    link.v3 = null;
+    if (!link.online) this.toClients(link, 'Z', '0');
+    this.prune(link);
+  }
+
+  /** A record rendered from the vehicle's v3 metrics: stored, logged and forwarded like a car's. */
+  v3Record(vehicleId: string, ownerId: number, code: string, data: string): void {
+    storeAndForward(this, V3_SOURCE, this.linkFor(vehicleId, ownerId), code, data, false);
+  }
+
+  /** A v3 notification as the `P` data of a car (`I…`, `A…`, `E…`). */
+  v3Notification(vehicleId: string, ownerId: number, data: string): void {
+    const link = this.linkFor(vehicleId, ownerId);
+    forwardNotification(this, link, data);
+    this.prune(link);
+  }
+
+  /** A `P` message for the vehicle's apps that is not a notification (a module event). */
+  v3ToApps(vehicleId: string, code: string, data: string): void {
+    const link = this.links.get(vehicleId);
+    if (link) this.toClients(link, code, data);
+  }
+
+  /** A historical record from the vehicle (v3 `notify/data`, events); resolves once it is durable. */
+  v3Historical(vehicleId: string, rec: HistoricalInput): Promise<void> {
+    const { time, expires } = historicalTimes(rec, this.seconds());
+    return this.store.addHistorical(
+      { vehicleId, type: rec.type, recordNumber: rec.recordNumber, time, data: rec.data, expires },
+      true,
+    );
   }
 
   // --- notifications (mp-protocol.md §12) ---

@@ -1,9 +1,13 @@
 /** Who is connected to one vehicle right now (in memory only; mp-protocol.md §8, §13). */
 import { CommandQueue } from './command-queue.js';
 import type { Peer } from './peer.js';
+import type { V3Link } from './v3-link.js';
 
 export class VehicleLink {
+  /** The v2 (MP) car connection. */
   car: Peer | null = null;
+  /** The v3 (MQTT) link, while the module is online on the broker. */
+  v3: V3Link | null = null;
   /** Command queue of the current car connection (a reconnecting car starts with an empty one). */
   commands = new CommandQueue();
   readonly apps = new Set<Peer>();
@@ -23,7 +27,12 @@ export class VehicleLink {
     return this.apps.size + this.apiApps.size;
   }
 
+  /** Whether the vehicle is connected on either link (`Z1` to apps, `v_net_connected`). */
+  get online(): boolean {
+    return this.car !== null || this.v3 !== null;
+  }
+
   get isEmpty(): boolean {
-    return this.car === null && this.apps.size === 0 && this.batches.size === 0 && this.apiApps.size === 0;
+    return this.car === null && this.v3 === null && this.apps.size === 0 && this.batches.size === 0 && this.apiApps.size === 0;
   }
 }

@@ -50,19 +50,22 @@ async function listening(r: Running): Promise<Record<string, unknown>> {
   return JSON.parse(r.stdout[0]!) as Record<string, unknown>;
 }
 
-const ports = ['--mp-port', '0', '--http-port', '0', '--https-port', '0', '--mp-tls-port', '0'];
+const ports = ['--mp-port', '0', '--http-port', '0', '--https-port', '0', '--mp-tls-port', '0', '--mqtt-port', '0', '--mqtts-port', '0'];
 
 test('prints exactly one listening line (keys in order, null for what is off) and stops on SIGTERM with exit 0', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'vts-serve-'));
   try {
     const r = serve(['--data-dir', dir, ...ports]);
     const line = await listening(r);
-    assert.deepEqual(Object.keys(line), ['event', 'mp', 'mpTls', 'http', 'https']);
+    assert.deepEqual(Object.keys(line), ['event', 'mp', 'mpTls', 'http', 'https', 'mqtt', 'mqtts', 'mqttWs']);
     assert.equal(line.event, 'listening');
     assert.ok(typeof line.mp === 'number' && line.mp > 0);
     assert.equal(line.mpTls, null, 'no certificate: no MP TLS listener');
     assert.ok(typeof line.http === 'number' && line.http > 0);
     assert.equal(line.https, null, 'no certificate: no HTTPS listener');
+    assert.ok(typeof line.mqtt === 'number' && line.mqtt > 0, 'the embedded MQTT broker listens');
+    assert.equal(line.mqtts, null, 'no certificate: no MQTT TLS listener');
+    assert.equal(line.mqttWs, null, 'MQTT over WebSocket is off unless asked for');
     assert.ok(r.stderr.length > 0 && r.stderr.every((l) => JSON.parse(l)), 'logs are JSON lines on stderr');
     const started = Date.now();
     r.child.kill('SIGTERM');
@@ -81,6 +84,7 @@ test('with a certificate the MP TLS and HTTPS listeners start', async () => {
     const line = await listening(r);
     assert.ok(typeof line.mpTls === 'number' && line.mpTls > 0);
     assert.ok(typeof line.https === 'number' && line.https > 0);
+    assert.ok(typeof line.mqtts === 'number' && line.mqtts > 0);
     r.child.kill('SIGINT');
     assert.equal(await r.exit, 0);
   } finally {

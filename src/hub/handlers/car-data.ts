@@ -1,8 +1,13 @@
 /** Store-and-forward of the car's data messages (mp-protocol.md §9.1). */
 import { repairStatus } from '../../core/mp/car-message.js';
 import type { Hub } from '../hub.js';
-import type { Peer } from '../peer.js';
 import type { VehicleLink } from '../vehicle-link.js';
+
+/** Who sent a car message: a car connection, or the v3 bridge (id 0). */
+export interface MessageSource {
+  readonly id: number;
+  readonly ptoken: string;
+}
 
 /**
  * Stores the latest message of its code, logs it to history when configured, forwards the
@@ -12,7 +17,7 @@ import type { VehicleLink } from '../vehicle-link.js';
  */
 export function storeAndForward(
   hub: Hub,
-  peer: Peer,
+  peer: MessageSource,
   link: VehicleLink,
   code: string,
   data: string,

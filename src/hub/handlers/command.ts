@@ -1,5 +1,7 @@
 /** `C` commands from apps and batch clients (mp-protocol.md §11.1). */
-import { commandFunction, failureResponse, SERVER_FUNCTIONS } from '../../core/mp/command.js';
+import { responseData } from '../../core/commands/shell-map.js';
+import { commandFunction, commandParams, encodeText, failureResponse, SERVER_FUNCTIONS } from '../../core/mp/command.js';
+import { isVtsError } from '../../errors.js';
 import type { Handler } from '../dispatch.js';
 import type { Hub } from '../hub.js';
 import type { Peer } from '../peer.js';
@@ -15,9 +17,11 @@ export const handleCommand: Handler = (hub, peer, link, data) => {
 };
 
 /**
- * Queues the sender on the car connection and forwards the message unchanged. A car that is not
- * connected gets nothing; the sender gets `c<fn>,1,Vehicle not connected` at once (REF stays
- * silent). For a paranoid command the function is unknown (`fn` null): no reply can be built.
+ * Queues the sender on the car connection and forwards the message unchanged. A vehicle that is
+ * only on the v3 link runs the command there as a console command (mqtt-v3.md §11.7) and the sender
+ * gets the `c` record built from its output. A car that is not connected gets nothing; the sender
+ * gets `c<fn>,1,Vehicle not connected` at once (REF stays silent). For a paranoid command the
+ * function is unknown (`fn` null): no reply can be built, and the v3 link cannot carry it.
  */
 export function routeCommand(
   hub: Hub,
@@ -31,6 +35,17 @@ export function routeCommand(
   if (car) {
     link.commands.push(peer);
     car.send(code, data);
+    return;
+  }
+  if (code === 'C' && fn !== null && link.v3) {
+    const cmd = { code: fn, params: commandParams(data) };
+    link.v3.run(cmd, hub.options.v3CommandTimeoutMs ?? 30_000).then(
+      (outcome) => hub.deliver(peer, 'c', responseData(cmd, outcome, encodeText)),
+      (err: unknown) => {
+        const text = isVtsError(err, 'VTS_ERR_COMMAND_TIMEOUT') ? 'Command timed out' : NOT_CONNECTED_TEXT;
+        hub.deliver(peer, 'c', failureResponse(fn, text));
+      },
+    );
     return;
   }
   if (code === 'C') peer.send('c', failureResponse(fn ?? (data.split(',', 1)[0] ?? ''), NOT_CONNECTED_TEXT));

@@ -2,12 +2,17 @@
 import { timingSafeEqual } from 'node:crypto';
 import { parsePushSubscription } from '../../core/mp/push-subscription.js';
 import type { Handler } from '../dispatch.js';
+import type { Hub } from '../hub.js';
+import type { VehicleLink } from '../vehicle-link.js';
 
 /** Forward `P` to all clients; with ≥ 2 chars it is also a push notification (type + text). */
-export const handleNotification: Handler = (hub, peer, link, data) => {
+export const handleNotification: Handler = (hub, _peer, link, data) => forwardNotification(hub, link, data);
+
+/** `P<type><text>` from the vehicle (v2 car or v3 bridge): to every client, and a notification. */
+export function forwardNotification(hub: Hub, link: VehicleLink, data: string): void {
   hub.toClients(link, 'P', data);
   if (data.length >= 2) hub.notify(link.ownerId, link.vehicleId, data[0]!, data.slice(1));
-};
+}
 
 function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a, 'utf8');

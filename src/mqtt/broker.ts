@@ -1,0 +1,188 @@
+/**
+ * The embedded MQTT broker of `vts serve` (issue #6): aedes behind TCP (1883), TLS (8883, with the
+ * server's certificate) and WebSocket listeners, with vts's accounts and topic rules:
+ * - CONNECT: user name + account password or an API token, and the login must grant `v3` or `mqtt`
+ *   (as `/mqapi/auth`); failures count in the address throttle shared with the MP and HTTP logins,
+ *   and a throttled address is refused without checking. Anonymous logins are refused.
+ * - A client id belongs to the user that first took it while its session lives: another user's
+ *   CONNECT with it is refused (`identifier rejected`), so nobody can take over a module's
+ *   persistent session or kick it off with its vehicle id.
+ * - PUBLISH and SUBSCRIBE only under `ovms/<user>/`, config read requests for the superuser only
+ *   (src/core/mqtt/acl.ts). A refused subscription is answered with the failure code 0x80; a
+ *   refused publish closes the connection (aedes; MQTT 3.1.1 cannot refuse a publish otherwise).
+ */
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { createServer as createNetServer, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer, type TlsOptions } from 'node:tls';
+import { Aedes, type AuthenticateError, type Client } from 'aedes';
+import type { Logger } from 'pino';
+import { createWebSocketStream, WebSocketServer } from 'ws';
+import { authenticateUser } from '../auth/authenticate.js';
+import type { CredentialCache } from '../auth/credential-cache.js';
+import { hasRight } from '../core/auth/rights.js';
+import type { LoginThrottle } from '../core/login-throttle.js';
+import { topicAccess } from '../core/mqtt/acl.js';
+import type { Store } from '../store/store.js';
+
+export interface BrokerDeps {
+  store: Store;
+  credentials: CredentialCache;
+  addressThrottle: LoginThrottle;
+  log: Logger;
+  /** Epoch milliseconds. */
+  now: () => number;
+  superuser?: string;
+}
+
+export interface BrokerListenOptions {
+  host?: string;
+  port: number;
+  /** Needs `tls`; null = off. */
+  tlsPort: number | null;
+  /** MQTT over WebSocket (any path, subprotocol `mqtt`); null = off. */
+  wsPort: number | null;
+  tls?: TlsOptions;
+}
+
+export interface EmbeddedBroker {
+  readonly aedes: Aedes;
+  readonly ports: { mqtt: number; mqtts: number | null; mqttWs: number | null };
+  close(): Promise<void>;
+}
+
+const refusal = (returnCode: 2 | 4 | 5, message: string): AuthenticateError =>
+  Object.assign(new Error(message), { returnCode }) as AuthenticateError;
+
+async function listen(server: Server | HttpServer, port: number, host?: string): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ port, host, backlog: 1024 }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : port;
+}
+
+export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): Promise<EmbeddedBroker> {
+  const { log } = deps;
+  const users = new WeakMap<Client, string>();
+  const addresses = new WeakMap<object, string>();
+  /** Client id → user, while the client's session may live (clean sessions end with the connection). */
+  const idOwners = new Map<string, string>();
+
+  const aedes = await Aedes.createBroker({
+    drainTimeout: 30_000,
+    connectTimeout: 30_000,
+    maxClientsIdLength: 128,
+    maxTopicLevels: 32,
+    authenticate(client, username, password, done) {
+      const address = addresses.get(client.conn) ?? (client.conn as Partial<Socket>).remoteAddress ?? '';
+      const name = username ?? '';
+      const now = Math.floor(deps.now() / 1000);
+      if (deps.addressThrottle.check(address, now).action === 'refuse') {
+        done(refusal(5, 'too many failed logins from this address'), false);
+        return;
+      }
+      authenticateUser(deps.store, deps.credentials, name, password?.toString('utf8') ?? '', deps.now()).then(
+        (auth) => {
+          if (!auth || !hasRight(auth.permit, 'v3', 'mqtt')) {
+            deps.addressThrottle.recordFailure(address, Math.floor(deps.now() / 1000));
+            log.info({ address, user: name, client: client.id }, 'MQTT login refused');
+            done(refusal(auth ? 5 : 4, 'not authorised'), false);
+            return;
+          }
+          const owner = idOwners.get(client.id);
+          if (owner !== undefined && owner !== name) {
+            log.warn({ address, user: name, client: client.id }, 'MQTT login refused: the client id belongs to another user');
+            done(refusal(2, 'client id in use by another user'), false);
+            return;
+          }
+          idOwners.set(client.id, name);
+          users.set(client, name);
+          done(null, true);
+        },
+        (err: unknown) => {
+          log.error({ err, client: client.id }, 'MQTT authentication failed');
+          done(Object.assign(new Error('server unavailable'), { returnCode: 3 }) as AuthenticateError, false);
+        },
+      );
+    },
+    authorizePublish(client, packet, done) {
+      if (!client) return done(null); // the broker's own (a will of a gone client is checked with it)
+      const decision = topicAccess(users.get(client) ?? '', packet.topic, deps.superuser);
+      if (decision === 'denied') {
+        log.info({ client: client.id, user: users.get(client), topic: packet.topic }, 'MQTT publish denied');
+        return done(new Error('publish denied'));
+      }
+      done(null);
+    },
+    authorizeSubscribe(client, sub, done) {
+      const decision = topicAccess(users.get(client) ?? '', sub.topic, deps.superuser);
+      if (decision === 'denied') {
+        log.info({ client: client.id, user: users.get(client), topic: sub.topic }, 'MQTT subscription denied');
+        return done(null, null);
+      }
+      done(null, sub);
+    },
+  });
+  aedes.on('clientDisconnect', (client) => {
+    if (client.clean && idOwners.get(client.id) === users.get(client)) idOwners.delete(client.id);
+  });
+  aedes.on('clientError', (client, err) => log.debug({ client: client.id, err: err.message }, 'MQTT client error'));
+  aedes.on('connectionError', (client, err) => log.debug({ client: client.id, err: err.message }, 'MQTT connection error'));
+
+  const servers: (Server | HttpServer)[] = [];
+  const sockets = new Set<{ destroy(): void }>();
+  const track = <T extends { destroy(): void; once(e: 'close', l: () => void): unknown }>(s: T): T => {
+    sockets.add(s);
+    s.once('close', () => sockets.delete(s));
+    return s;
+  };
+  let wss: WebSocketServer | null = null;
+  const close = async (): Promise<void> => {
+    wss?.close();
+    for (const s of sockets) s.destroy();
+    await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
+    await new Promise<void>((r) => aedes.close(() => r()));
+  };
+  try {
+    const plain = createNetServer((socket) => aedes.handle(track(socket)));
+    servers.push(plain);
+    const mqtt = await listen(plain, opts.port, opts.host);
+    let mqtts: number | null = null;
+    if (opts.tls && opts.tlsPort !== null) {
+      const secure = createTlsServer(opts.tls, (socket) => aedes.handle(track(socket)));
+      secure.on('tlsClientError', (err) => log.debug({ err: err.message }, 'MQTT TLS handshake failed'));
+      servers.push(secure);
+      mqtts = await listen(secure, opts.tlsPort, opts.host);
+    }
+    let mqttWs: number | null = null;
+    if (opts.wsPort !== null) {
+      const httpServer = createHttpServer((_req, res) => {
+        res.writeHead(426, { 'content-type': 'text/plain', upgrade: 'websocket' });
+        res.end('MQTT over WebSocket: upgrade required\n');
+      });
+      servers.push(httpServer);
+      const ws = new WebSocketServer({
+        server: httpServer,
+        maxPayload: 1024 * 1024,
+        handleProtocols: (protocols) => (protocols.has('mqtt') ? 'mqtt' : protocols.has('mqttv3.1') ? 'mqttv3.1' : false),
+      });
+      wss = ws;
+      ws.on('connection', (socket, req) => {
+        const stream = createWebSocketStream(socket);
+        stream.on('error', () => undefined);
+        addresses.set(stream, req.socket.remoteAddress ?? '');
+        track(stream);
+        aedes.handle(stream, req);
+      });
+      mqttWs = await listen(httpServer, opts.wsPort, opts.host);
+    }
+    return { aedes, ports: { mqtt, mqtts, mqttWs }, close };
+  } catch (err) {
+    await close().catch(() => undefined);
+    throw err;
+  }
+}
