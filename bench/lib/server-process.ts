@@ -7,8 +7,12 @@ export interface ServerProcess {
   child: ChildProcess;
   mpPort: number;
   httpPort: number;
+  /** The embedded MQTT broker's port; null when it is off (the default here: `--mqtt-port off`). */
+  mqttPort: number | null;
   /** Resident set size of the server process in bytes (from /proc). */
   rss(): number;
+  /** CPU time (user + system) the server process has used so far, in seconds (from /proc). */
+  cpuSeconds(): number;
   stop(): Promise<number | null>;
 }
 
@@ -39,15 +43,15 @@ export async function startServerProcess(dataDir: string, extraArgs: string[] = 
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const lines = createInterface({ input: child.stdout! });
-  const ports = await new Promise<{ mp: number; http: number }>((resolve, reject) => {
+  const ports = await new Promise<{ mp: number; http: number; mqtt: number | null }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('server did not report its ports within 30 s')), 30_000);
     child.once('exit', (code) => reject(new Error(`server exited early (${code})`)));
     lines.on('line', (line) => {
       try {
-        const ev = JSON.parse(line) as { event?: string; mp?: number; http?: number };
+        const ev = JSON.parse(line) as { event?: string; mp?: number; http?: number; mqtt?: number | null };
         if (ev.event === 'listening' && typeof ev.mp === 'number') {
           clearTimeout(timer);
-          resolve({ mp: ev.mp, http: ev.http ?? 0 });
+          resolve({ mp: ev.mp, http: ev.http ?? 0, mqtt: typeof ev.mqtt === 'number' ? ev.mqtt : null });
         }
       } catch {
         /* not our line */
@@ -58,10 +62,18 @@ export async function startServerProcess(dataDir: string, extraArgs: string[] = 
     child,
     mpPort: ports.mp,
     httpPort: ports.http,
+    mqttPort: ports.mqtt,
     rss() {
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       const m = /VmRSS:\s+(\d+) kB/.exec(status);
       return m ? Number(m[1]) * 1024 : NaN;
+    },
+    cpuSeconds() {
+      // /proc/<pid>/stat: fields 14 and 15 (utime, stime) in clock ticks, counted after the
+      // parenthesised command name (which may hold spaces); USER_HZ is 100 on Linux
+      const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / 100;
     },
     stop() {
       return new Promise((resolve) => {

@@ -65,14 +65,18 @@ export class ClientPort implements BrokerPort {
     client.on('connect', () => {
       wasConnected = true;
       log.info({ broker: this.name }, 'MQTT bridge connected to the broker');
-      client.subscribe([...filters], { qos: 1 }, (err, granted) => {
-        if (err) log.error({ err: err.message, broker: this.name }, 'MQTT bridge: subscribing failed');
-        const refused = (granted ?? []).filter((g) => g.qos === 128).map((g) => g.topic);
-        if (refused.length > 0) {
-          log.error({ broker: this.name, refused }, 'MQTT bridge: the broker refused subscriptions (is the bridge user its superuser?)');
-        }
-        subscribed();
-      });
+      client.subscribeAsync([...filters], { qos: 1 }).then(
+        () => subscribed(),
+        (err: Error & { packet?: { granted?: number[] } }) => {
+          const codes = err.packet?.granted ?? [];
+          const refused = filters.filter((_f, k) => (codes[k] ?? 0) >= 128);
+          log.error(
+            { err: err.message, broker: this.name, refused },
+            'MQTT bridge: the broker refused subscriptions (may the bridge user read ovms/#?)',
+          );
+          subscribed();
+        },
+      );
     });
     client.on('close', () => {
       if (!wasConnected) return;

@@ -11,7 +11,7 @@ import { connectAsync, type IClientOptions, type MqttClient } from 'mqtt';
 import { createLogger } from '../../src/log.js';
 import { EmulatedModule } from '../../src/module/module.js';
 import { MpClient } from '../../src/mp-client/mp-client.js';
-import type { MqttConfig } from '../../src/server.js';
+import type { MqttConfig, ServerConfig } from '../../src/server.js';
 import { DEMO_AUTH, send, withQuery, type HttpResponse, type RequestOptions } from '../http/helpers.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -52,12 +52,18 @@ export interface MqttHarness {
   asUser(path: string, opts?: RequestOptions): Promise<HttpResponse>;
 }
 
-export async function mqttHarness(ctx: TestContext, broker: 'embedded' | 'mosquitto', mqtt: Partial<MqttConfig> = {}): Promise<MqttHarness> {
+export async function mqttHarness(
+  ctx: TestContext,
+  broker: 'embedded' | 'mosquitto',
+  mqtt: Partial<MqttConfig> = {},
+  server: Partial<ServerConfig> = {},
+): Promise<MqttHarness> {
   const run = randomBytes(4).toString('hex');
   const user = broker === 'embedded' ? 'demo' : `vtsbridge${run}`;
   if (broker === 'mosquitto') await mosquittoUp();
   const t = await startTestServer({
     rateLimit: { burst: 0 },
+    ...server,
     mqtt:
       broker === 'embedded'
         ? { port: 0, tlsPort: null, wsPort: null, ...mqtt }

@@ -75,5 +75,5 @@ export function parseV3Topic(topic: string): V3Topic | null {
 
 /** Whether a text may be one topic level (no separators, no wildcards, not empty). */
 export function isTopicLevel(text: string): boolean {
-  return text !== '' && !/[/+#\u0000]/.test(text);
+  return text !== '' && !/[/+#]/.test(text) && !text.includes('\u0000');
 }
