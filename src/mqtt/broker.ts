@@ -119,7 +119,7 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
       done(null);
     },
     authorizeSubscribe(client, sub, done) {
-      const decision = topicAccess(users.get(client) ?? '', sub.topic, deps.superuser);
+      const decision = topicAccess(users.get(client) ?? '', sub.topic, deps.superuser, 'read');
       if (decision === 'denied') {
         log.info({ client: client.id, user: users.get(client), topic: sub.topic }, 'MQTT subscription denied');
         return done(null, null);

@@ -55,6 +55,11 @@ test('acl: own topics granted, foreign ones and config read requests denied', as
     403,
     'Access denied',
   );
+  // the module itself subscribes to its config requests (acc 4 = subscribe, 1 = read): allowed
+  for (const acc of ['1', '4']) {
+    assertEmpty(await form(h, '/mqapi/acl', `username=demo&topic=ovms/demo/DEMO1/client/%2B/request/config&acc=${acc}`), 200, 'Access granted');
+  }
+  assertEmpty(await form(h, '/mqapi/acl', 'username=demo&topic=ovms/demo/DEMO1/client/app1/request/config'), 403, 'Access denied');
 });
 
 test('topicAccess: prefixes are exact, wildcards in user names never match', () => {
@@ -63,6 +68,7 @@ test('topicAccess: prefixes are exact, wildcards in user names never match', () 
   assert.equal(topicAccess('demo', 'ovms/demo'), 'denied');
   assert.equal(topicAccess('#', 'ovms/#/x'), 'denied');
   assert.equal(topicAccess('demo', 'ovms/demo/DEMO1/client/x/request/config'), 'denied');
+  assert.equal(topicAccess('demo', 'ovms/demo/DEMO1/client/+/request/config', undefined, 'read'), 'granted');
   assert.equal(topicAccess('demo', 'ovms/demo/DEMO1/client/x/request/metric'), 'granted');
   assert.equal(topicAccess('root', 'anything', 'root'), 'superuser');
   assert.equal(topicAccess('', 'ovms//x', ''), 'denied');

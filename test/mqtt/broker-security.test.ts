@@ -65,11 +65,12 @@ test('topics: a user reads and writes only under ovms/<user>/; config read reque
   const h = await mqttHarness(t, 'embedded');
   await h.t.addUser('eve', 'evepass');
   const c = await h.mqtt({ username: 'demo', password: 'demopass' });
-  const granted = await suback(c, ['ovms/demo/#', 'ovms/eve/#', 'ovms/+/X/metric/#', '#', '$SYS/#']);
+  const granted = await suback(c, ['ovms/demo/#', 'ovms/demo/X/client/+/request/config', 'ovms/eve/#', 'ovms/+/X/metric/#', '#', '$SYS/#']);
   assert.deepEqual(
     granted.map((g) => [g.topic, g.qos]),
     [
       ['ovms/demo/#', 1],
+      ['ovms/demo/X/client/+/request/config', 1],
       ['ovms/eve/#', 128],
       ['ovms/+/X/metric/#', 128],
       ['#', 128],
@@ -96,19 +97,23 @@ test('topics: a user reads and writes only under ovms/<user>/; config read reque
   assert.ok(h.t.logs.some((l) => l.includes('MQTT publish denied')));
 });
 
-test('the superuser may use every topic, config requests included', async (t) => {
+test('the superuser may use every topic, config requests included (the module may subscribe to them)', async (t) => {
   const h = await mqttHarness(t, 'embedded', {}, { mqttSuperuser: 'admin' });
   await h.t.addUser('admin', 'adminpass');
+  const id = await h.vehicle();
+  const mod = await h.module(id);
+  await eventually(() => (h.t.server.hub.counts(id).net === 1 ? true : undefined), 'the module online');
   const admin = await h.mqtt({ username: 'admin', password: 'adminpass' });
   assert.deepEqual(
     (await suback(admin, ['ovms/#', '#'])).map((g) => g.qos),
     [1, 1],
   );
   const got: string[] = [];
-  admin.on('message', (topic) => got.push(topic));
-  await admin.publishAsync('ovms/demo/X/client/admin/request/config', 'vehicle/id', { qos: 1 });
-  await eventually(() => (got.includes('ovms/demo/X/client/admin/request/config') ? true : undefined), 'the request went through');
+  admin.on('message', (topic, payload) => got.push(`${topic}=${payload.toString()}`));
+  await admin.publishAsync(`ovms/demo/${id}/client/admin/request/config`, 'vehicle/id', { qos: 1 });
+  await eventually(() => (got.includes(`ovms/demo/${id}/client/admin/config/vehicle/id=${id}`) ? true : undefined), 'the module answered');
   assert.ok(admin.connected);
+  assert.equal(mod.mqtt?.connected, true);
 });
 
 test('a client id belongs to its user while its session lives: another user cannot take it', async (t) => {

@@ -7,13 +7,14 @@
  * - `/mqapi/superuser` (`username`): 404 `Username required`; 200 `Is a superuser` for the
  *   configured `--mqtt-superuser`, else 403 `Not a superuser`;
  * - `/mqapi/acl` (`username`, `topic`): 200 `Superuser acl is permitted`, 200 `Access granted` for
- *   the user's own prefix `ovms/<username>/`, else 403 `Access denied` (src/core/mqtt/acl.ts).
+ *   the user's own prefix `ovms/<username>/`, else 403 `Access denied` (src/core/mqtt/acl.ts); a
+ *   config read request is denied for `acc` 2/3 (write) and for a missing `acc`, allowed to read.
  * Any other method: 404 `Unrecognised API call`.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateUser } from '../../auth/authenticate.js';
 import { hasRight } from '../../core/auth/rights.js';
-import { topicAccess } from '../../core/mqtt/acl.js';
+import { pluginAccess, topicAccess } from '../../core/mqtt/acl.js';
 import type { HttpContext } from '../context.js';
 import { clientAddress, requestParams } from '../params.js';
 import { badRequest, sendText, unrecognised } from '../reply.js';
@@ -46,7 +47,7 @@ export async function mqapi(ctx: HttpContext, req: FastifyRequest, reply: Fastif
         ? empty(reply, 200, 'Is a superuser')
         : empty(reply, 403, 'Not a superuser');
     default: {
-      const decision = topicAccess(username, params.topic ?? '', ctx.mqttSuperuser);
+      const decision = topicAccess(username, params.topic ?? '', ctx.mqttSuperuser, pluginAccess(params.acc));
       if (decision === 'superuser') return empty(reply, 200, 'Superuser acl is permitted');
       return decision === 'granted' ? empty(reply, 200, 'Access granted') : empty(reply, 403, 'Access denied');
     }
