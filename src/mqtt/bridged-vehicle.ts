@@ -124,7 +124,7 @@ export class BridgedVehicle implements V3Link {
     this.alive(m);
     if (topicName === undefined) this.legacyEvents = true;
     else if (this.legacyEvents) return;
-    const name = topicName ?? eventName(m.payload.toString('utf8'));
+    const name = eventName(topicName ?? m.payload.toString('utf8'));
     if (!name || this.ctx.events === 'off') return;
     const { hub } = this.ctx;
     if (this.ctx.events === 'notify') hub.v3ToApps(this.vehicleId, 'P', eventNotificationData(name));

@@ -154,7 +154,6 @@ test('MQTT over TLS and over WebSocket, with the same logins and rules', async (
     password: 'demopass',
     ca: readFileSync(TLS_CERT),
     servername: 'localhost',
-    checkServerIdentity: () => undefined,
     reconnectPeriod: 0,
   });
   const overWs = await connectAsync(`ws://127.0.0.1:${mqttWs}/mqtt`, { username: 'demo', password: 'demopass', reconnectPeriod: 0 });

@@ -28,7 +28,7 @@ export function mpToShell(cmd: MpCommand): ShellCommand | null {
     case 7:
       return cmd.params.trim() === '' ? null : { line: cmd.params };
     case 10: {
-      const mode = CHARGE_MODES[p];
+      const mode = Object.hasOwn(CHARGE_MODES, p) ? CHARGE_MODES[p] : undefined;
       return mode ? { line: `charge mode ${mode}`, success: /^Charge mode '.*' set/ } : null;
     }
     case 11:
@@ -66,7 +66,10 @@ function withPin(verb: string, pin: string): string {
   return /^\d{1,12}$/.test(pin) ? `${verb} ${pin}` : verb;
 }
 
-/** The outcome of a console command's output (CR LF and CR as LF, one trailing LF dropped for MP). */
+/**
+ * The outcome of a console command's output (CR LF and CR as LF). Command 7 keeps the text whole, as
+ * the v2 module's `c7` does; for the others the text is trimmed.
+ */
 export function shellOutcome(cmd: MpCommand, shell: ShellCommand, output: string): CommandOutcome {
   const text = output.replace(/\r\n?/g, '\n');
   if (cmd.code === 7) return { result: 0, output: text };

@@ -33,10 +33,18 @@ export function dataRecord(payload: string, age: number): HistoricalInput | null
 /** History type of the module's events. */
 export const EVENT_HISTORY_TYPE = '*-Log-Event';
 
-/** An event name as it may be passed on (dotted, printable, at most 200 characters); null if not. */
+/**
+ * An event name as it may be passed on (at most 200 characters, no control characters; spaces are
+ * allowed: `location.enter.My Home`); null if not.
+ */
 export function eventName(text: string): string | null {
   const name = text.trim();
-  return /^[\x21-\x7e]{1,200}$/.test(name) ? name : null;
+  if (name === '' || name.length > 200) return null;
+  for (let k = 0; k < name.length; k++) {
+    const c = name.charCodeAt(k);
+    if (c < 0x20 || c === 0x7f) return null;
+  }
+  return name;
 }
 
 /** The `P` data apps get for a module event. */

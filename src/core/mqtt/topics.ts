@@ -28,7 +28,8 @@ export interface V3Topic {
 
 /** MQTT topic filters that catch every topic the bridge reads (for client id `cid`). */
 export function bridgeFilters(clientId: string): string[] {
-  return ['ovms/+/+/metric/#', 'ovms/+/+/notify/#', 'ovms/+/+/event', 'ovms/+/+/event/#', `ovms/+/+/client/${clientId}/response/+`];
+  // `event/#` also matches the legacy `event` itself (MQTT 3.1.1 §4.7.1.2): one filter, one copy
+  return ['ovms/+/+/metric/#', 'ovms/+/+/notify/#', 'ovms/+/+/event/#', `ovms/+/+/client/${clientId}/response/+`];
 }
 
 /** The prefix of a vehicle's topics. */
@@ -38,7 +39,10 @@ export function topicPrefix(user: string, vehicle: string): string {
 
 const dots = (levels: readonly string[]): string => levels.join('.');
 
-/** Reads a topic under the default prefix; null when it is not one (or a level is empty). */
+/**
+ * Reads a topic under the default prefix; null when it is not one (or the user or vehicle level is
+ * empty); `other` for anything the bridge does not read (an empty level further on included).
+ */
 export function parseV3Topic(topic: string): V3Topic | null {
   const levels = topic.split('/');
   if (levels.length < 4 || levels[0] !== 'ovms') return null;
