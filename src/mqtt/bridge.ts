@@ -34,6 +34,8 @@ type Entry =
 
 /** Messages kept per prefix while its owner is looked up. */
 const MAX_QUEUED = 5000;
+/** Prefixes remembered; beyond this, expired unknown ones are dropped, then new ones ignored for a while. */
+const MAX_ENTRIES = 50_000;
 
 export class MqttBridge {
   private readonly entries = new Map<string, Entry>();
@@ -43,6 +45,7 @@ export class MqttBridge {
   private requestCounter = 0;
   private readonly requestBase = randomBytes(3).toString('hex');
   private closed = false;
+  private lastFullWarning = 0;
 
   constructor(
     private readonly hub: Hub,
@@ -93,6 +96,7 @@ export class MqttBridge {
     const key = `${t.user}/${t.vehicle}`;
     let e = this.entries.get(key);
     if (!e || (e.state === 'unknown' && e.until <= Date.now())) {
+      if (!e && this.entries.size >= MAX_ENTRIES && !this.makeRoom()) return;
       e = { state: 'pending', queue: [] };
       this.entries.set(key, e);
       void this.lookup(key, t.user, t.vehicle);
@@ -107,6 +111,17 @@ export class MqttBridge {
       case 'unknown':
         return;
     }
+  }
+
+  /** Drops expired unknown prefixes (someone publishing under many made-up vehicle ids). */
+  private makeRoom(): boolean {
+    const now = Date.now();
+    for (const [key, e] of this.entries) if (e.state === 'unknown' && e.until <= now) this.entries.delete(key);
+    if (this.entries.size < MAX_ENTRIES) return true;
+    if (now - this.lastFullWarning < 60_000) return false;
+    this.lastFullWarning = now;
+    this.log.warn({ prefixes: this.entries.size }, 'MQTT bridge: too many unknown topic prefixes: new ones are ignored for now');
+    return false;
   }
 
   private async lookup(key: string, user: string, topicVehicle: string): Promise<void> {
