@@ -3,7 +3,7 @@
  * benchmark against a real `vts serve` child process (this process is the load generator).
  *
  *   npm run bench -- [--cars 50] [--seconds 10] [--idle 10000] [--http-seconds 10] [--command-vehicles 100]
- *                    [--only ingest|http|command|idle]
+ *                    [--mqtt-vehicles 50] [--mqtt-samples 200] [--only ingest|http|command|mqtt|idle]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,6 +18,7 @@ import { runIngest, reportIngest } from './mp-ingest.js';
 import { startServerProcess } from './lib/server-process.js';
 import { reportHttp, runHttp } from './http-status.js';
 import { reportCommandRoundTrip, runCommandRoundTrip } from './command-roundtrip.js';
+import { reportMqttBridge, runMqttBridge } from './mqtt-bridge.js';
 
 const { values } = parseArgs({
   options: {
@@ -27,6 +28,8 @@ const { values } = parseArgs({
     only: { type: 'string' },
     'http-seconds': { type: 'string', default: '10' },
     'command-vehicles': { type: 'string', default: '100' },
+    'mqtt-vehicles': { type: 'string', default: '50' },
+    'mqtt-samples': { type: 'string', default: '200' },
   },
 });
 const CARS = Number(values.cars);
@@ -34,6 +37,8 @@ const SECONDS = Number(values.seconds);
 const IDLE = Number(values.idle);
 const HTTP_SECONDS = Number(values['http-seconds']);
 const COMMAND_VEHICLES = Number(values['command-vehicles']);
+const MQTT_VEHICLES = Number(values['mqtt-vehicles']);
+const MQTT_SAMPLES = Number(values['mqtt-samples']);
 const PASSWORD = 'BENCHPASS';
 const USER_PASSWORD = 'bench-password';
 const TOKEN = newApiToken();
@@ -66,7 +71,12 @@ async function main(): Promise<void> {
   const wanted = values.only;
   const reports: string[] = [];
   try {
-    const count = Math.max(CARS, COMMAND_VEHICLES, wanted === 'ingest' || wanted === 'http' || wanted === 'command' ? 1 : IDLE);
+    const count = Math.max(
+      CARS,
+      COMMAND_VEHICLES,
+      MQTT_VEHICLES,
+      wanted === 'ingest' || wanted === 'http' || wanted === 'command' || wanted === 'mqtt' ? 1 : IDLE,
+    );
     process.stderr.write(`provisioning ${count} vehicles in ${dataDir}...\n`);
     const ids = await provision(dataDir, count);
 
@@ -109,6 +119,22 @@ async function main(): Promise<void> {
           counts: [1, COMMAND_VEHICLES],
         });
         reports.push(reportCommandRoundTrip(r));
+      } finally {
+        await server.stop();
+      }
+    }
+    if (!wanted || wanted === 'mqtt') {
+      process.stderr.write(`MQTT bridge: ${MQTT_VEHICLES} v3 vehicles for ${SECONDS} s, then ${MQTT_SAMPLES} latency samples idle and loaded...\n`);
+      const server = await startServerProcess(dataDir, ['--mqtt-port', '0', '--rate-limit-burst', '0']);
+      try {
+        const r = await runMqttBridge(server, {
+          ids: ids.slice(0, MQTT_VEHICLES),
+          user: 'bench',
+          password: USER_PASSWORD,
+          seconds: SECONDS,
+          samples: MQTT_SAMPLES,
+        });
+        reports.push(reportMqttBridge(r));
       } finally {
         await server.stop();
       }

@@ -11,6 +11,8 @@ export interface ServerProcess {
   mqttPort: number | null;
   /** Resident set size of the server process in bytes (from /proc). */
   rss(): number;
+  /** Peak resident set size of the server process so far in bytes (VmHWM from /proc). */
+  peakRss(): number;
   /** CPU time (user + system) the server process has used so far, in seconds (from /proc). */
   cpuSeconds(): number;
   stop(): Promise<number | null>;
@@ -66,6 +68,11 @@ export async function startServerProcess(dataDir: string, extraArgs: string[] = 
     rss() {
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       const m = /VmRSS:\s+(\d+) kB/.exec(status);
+      return m ? Number(m[1]) * 1024 : NaN;
+    },
+    peakRss() {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const m = /VmHWM:\s+(\d+) kB/.exec(status);
       return m ? Number(m[1]) * 1024 : NaN;
     },
     cpuSeconds() {

@@ -33,19 +33,21 @@ interface ServeOptions {
   commandQueue: number;
   commandService: string;
   mqttSuperuser?: string;
-  mqttPort: number | null;
-  mqttsPort: number | null;
-  mqttWsPort: number | null;
+  mqttPort: number | 'off';
+  mqttsPort: number | 'off';
+  mqttWsPort: number | 'off';
   mqttUrl?: string;
   mqttClientId: string;
   mqttEvents: EventMode;
   commandLink: 'v2' | 'mqtt';
 }
 
-/** A port, or `off` (null). */
-function parsePortOrOff(value: string): number | null {
-  return value.trim().toLowerCase() === 'off' ? null : parsePort(value);
+/** A port, or `off` (commander would turn a parser's null into ''). */
+function parsePortOrOff(value: string): number | 'off' {
+  return value.trim().toLowerCase() === 'off' ? 'off' : parsePort(value);
 }
+
+const portOrNull = (p: number | 'off'): number | null => (p === 'off' ? null : p);
 
 function parseChoice<T extends string>(choices: readonly T[]): (value: string) => T {
   return (value) => {
@@ -146,7 +148,7 @@ export function registerServe(program: Command): void {
     default: 8883,
     parse: parsePortOrOff,
   });
-  addConfigOption(cmd, '--mqtt-ws-port <port>', 'embedded MQTT broker over WebSocket; off = none', { default: null, defaultText: 'off', parse: parsePortOrOff });
+  addConfigOption(cmd, '--mqtt-ws-port <port>', 'embedded MQTT broker over WebSocket; off = none', { default: 'off', parse: parsePortOrOff });
   addConfigOption(cmd, '--mqtt-url <url>', 'use this external broker (mqtt://user:password@host:1883) instead of the embedded one; its user must be allowed to read and write ovms/#');
   addConfigOption(cmd, '--mqtt-client-id <id>', 'the client id vts uses towards v3 modules (client/<id>/active, …/command/…)', {
     default: 'vts',
@@ -192,9 +194,9 @@ export function registerServe(program: Command): void {
       mqttSuperuser: o.mqttSuperuser,
       commandLink: o.commandLink,
       mqtt: {
-        port: o.mqttPort,
-        tlsPort: o.mqttsPort,
-        wsPort: o.mqttWsPort,
+        port: portOrNull(o.mqttPort),
+        tlsPort: portOrNull(o.mqttsPort),
+        wsPort: portOrNull(o.mqttWsPort),
         // the default port may be held by a broker of the machine: then vts goes on without its own
         portOptional: cmd.getOptionValueSource('mqttPort') === 'default',
         url: o.mqttUrl || undefined,

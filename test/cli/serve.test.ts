@@ -77,6 +77,26 @@ test('prints exactly one listening line (keys in order, null for what is off) an
   }
 });
 
+test('--mqtt-port off (flag or environment): no broker, null in the listening line', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vts-serve-'));
+  try {
+    const base = ['--mp-port', '0', '--http-port', '0', '--https-port', '0', '--mp-tls-port', '0'];
+    const r = serve(['--data-dir', dir, ...base, '--mqtt-ws-port', 'off'], { VTS_MQTT_PORT: 'off' });
+    const line = await listening(r);
+    assert.equal(line.mqtt, null);
+    assert.equal(line.mqttWs, null);
+    r.child.kill('SIGTERM');
+    assert.equal(await r.exit, 0);
+    const ws = serve(['--data-dir', dir, ...ports, '--mqtt-ws-port', '0']);
+    const wsLine = await listening(ws);
+    assert.ok(typeof wsLine.mqttWs === 'number' && wsLine.mqttWs > 0);
+    ws.child.kill('SIGTERM');
+    assert.equal(await ws.exit, 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('with a certificate the MP TLS and HTTPS listeners start', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'vts-serve-'));
   try {
