@@ -25,7 +25,8 @@ if (files.length === 0) {
 }
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', ...flags, ...files],
+  // a hung test fails after 2 minutes instead of stalling the run (and CI)
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', ...flags, ...files],
   { stdio: 'inherit' },
 );
 child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 1)));

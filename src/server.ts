@@ -24,6 +24,7 @@ import { ClientPort } from './mqtt/client-port.js';
 import { EmbeddedPort } from './mqtt/embedded-port.js';
 import type { HttpContext } from './http/context.js';
 import { JobTable } from './http/command/jobs.js';
+import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL, type WebOptions } from './http/web.js';
 import { startHttpListeners, type HttpListeners } from './http/listener.js';
 import { startOfUtcDay } from './core/time.js';
 import { VtsError } from './errors.js';
@@ -83,6 +84,8 @@ export interface ServerConfig {
   mqtt?: MqttConfig;
   /** Which link carries commands when a vehicle is on both (default `v2`). */
   commandLink?: 'v2' | 'mqtt';
+  /** The web dashboard: its build folder (default dist/web) and map tiles. */
+  web?: Partial<WebOptions>;
 }
 
 export interface MqttConfig {
@@ -196,6 +199,12 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     rateLimiter: new RateLimiter({ ...DEFAULT_RATE_LIMIT, ...config.rateLimit }),
     cookieNames: [...new Set([config.cookieName ?? 'svcapisession', 'svcapisession'])],
     bodyLimit: config.httpBodyLimit ?? 64 * 1024,
+    liveStreams: new Set(),
+    web: {
+      dir: config.web?.dir,
+      tileUrl: config.web?.tileUrl ?? DEFAULT_TILE_URL,
+      tileAttribution: config.web?.tileAttribution ?? DEFAULT_TILE_ATTRIBUTION,
+    },
   };
 
   let mp: MpListener;

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { addConfigOption, parseCount, parseLogLevel, parsePort, resolveOptions } from '../config.js';
 import { isTopicLevel } from '../core/mqtt/topics.js';
 import type { EventMode } from '../mqtt/bridged-vehicle.js';
+import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL } from '../http/web.js';
 import { addStoreOptions } from './shared-options.js';
 import { createLogger } from '../log.js';
 import { startServer, type ServerConfig } from '../server.js';
@@ -40,6 +41,8 @@ interface ServeOptions {
   mqttClientId: string;
   mqttEvents: EventMode;
   commandLink: 'v2' | 'mqtt';
+  mapTiles: string;
+  mapAttribution: string;
 }
 
 /** A port, or `off` (commander would turn a parser's null into ''). */
@@ -54,6 +57,14 @@ function parseChoice<T extends string>(choices: readonly T[]): (value: string) =
     if (!(choices as readonly string[]).includes(value)) throw new Error(`must be one of ${choices.join(', ')}`);
     return value as T;
   };
+}
+
+/** A tile URL template: http(s) with {z}, {x} and {y}. */
+function parseTileUrl(value: string): string {
+  if (!/^https?:\/\/\S+$/.test(value) || !['{z}', '{x}', '{y}'].every((p) => value.includes(p))) {
+    throw new Error(`not a tile URL template with {z}, {x} and {y}: ${value}`);
+  }
+  return value;
 }
 
 /** The bridge's v3 client id: one topic level of letters, digits, `-`, `_`, `.`. */
@@ -158,6 +169,11 @@ export function registerServe(program: Command): void {
     default: 'notify',
     parse: parseChoice(['notify', 'history', 'off'] as const),
   });
+  addConfigOption(cmd, '--map-tiles <url>', 'map tile URL template of the web dashboard ({z}/{x}/{y}, optional {s})', {
+    default: DEFAULT_TILE_URL,
+    parse: parseTileUrl,
+  });
+  addConfigOption(cmd, '--map-attribution <text>', 'attribution shown with the map tiles', { default: DEFAULT_TILE_ATTRIBUTION });
   addConfigOption(cmd, '--command-link <link>', 'link that carries commands when a vehicle is on both: v2 or mqtt', {
     default: 'v2',
     parse: parseChoice(['v2', 'mqtt'] as const),
@@ -193,6 +209,7 @@ export function registerServe(program: Command): void {
       commandService: o.commandService,
       mqttSuperuser: o.mqttSuperuser,
       commandLink: o.commandLink,
+      web: { tileUrl: o.mapTiles, tileAttribution: o.mapAttribution },
       mqtt: {
         port: portOrNull(o.mqttPort),
         tlsPort: portOrNull(o.mqttsPort),

@@ -10,6 +10,7 @@ import multipart from '@fastify/multipart';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { dispatchApi } from './api-v2/routes.js';
 import { MQAPI_CALLS, mqapi } from './mqapi/routes.js';
+import { registerWeb } from './web.js';
 import type { HttpContext } from './context.js';
 import { clientAddress, MAX_PARAM } from './params.js';
 import { FASTIFY_JSON_TYPE, httpDate, notFound, sendText, status, unrecognised } from './reply.js';
@@ -88,6 +89,13 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
     posts.route({ method: ['POST', 'PUT'], url: '/api', handler: api });
     posts.route({ method: ['POST', 'PUT'], url: '/api/*', handler: api });
     for (const call of MQAPI_CALLS) posts.post(`/mqapi/${call}`, (req, reply) => mqapi(ctx, req, reply, call));
+  });
+
+  await registerWeb(app, ctx.web);
+  // live streams are hijacked replies: fastify's close would wait for them
+  app.addHook('preClose', (done) => {
+    for (const end of [...ctx.liveStreams]) end();
+    done();
   });
 
   // CORS preflight for every path

@@ -40,7 +40,15 @@ export async function authenticate(ctx: HttpContext, req: FastifyRequest, params
   const username = params.username;
   const password = params.password;
   if (!username || !password) return null;
+  const principal = await checkCredentials(ctx, req, username, password);
+  if (!principal) return null;
+  // a cookie-less client that connected to a vehicle keeps its registration alive by using the API
+  ctx.sessions.anonymous({ id: principal.ownerId, name: principal.ownerName }, principal.permit, clientAddress(req), false);
+  return principal;
+}
 
+/** A user name with the account password or a token, throttled per address and per user name. */
+export async function checkCredentials(ctx: HttpContext, req: FastifyRequest, username: string, password: string): Promise<Principal | null> {
   const address = clientAddress(req);
   const nowS = ctx.hub.seconds();
   const userKey = username.toLowerCase();
@@ -56,7 +64,5 @@ export async function authenticate(ctx: HttpContext, req: FastifyRequest, params
     ctx.log.info({ address, user: username, path: req.url.split('?')[0] }, 'HTTP authentication failed');
     return null;
   }
-  // a cookie-less client that connected to a vehicle keeps its registration alive by using the API
-  ctx.sessions.anonymous({ id: auth.owner.id, name: auth.owner.name }, auth.permit, address, false);
   return { ownerId: auth.owner.id, ownerName: auth.owner.name, permit: auth.permit, tokenHash: auth.tokenHash };
 }

@@ -8,6 +8,7 @@ import type { CommandService } from '../hub/command-service.js';
 import type { JobTable } from './command/jobs.js';
 import type { Hub } from '../hub/hub.js';
 import type { Store } from '../store/store.js';
+import type { WebOptions } from './web.js';
 
 export interface HttpContext {
   hub: Hub;
@@ -31,4 +32,8 @@ export interface HttpContext {
   commandService: string;
   /** The MQTT superuser of `/mqapi` (none when undefined). */
   mqttSuperuser?: string;
+  /** The web dashboard: its files and map settings. */
+  web: WebOptions;
+  /** Open live streams (`GET /api/live`): each entry ends its stream (at shutdown). */
+  liveStreams: Set<() => void>;
 }

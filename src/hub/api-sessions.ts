@@ -8,7 +8,7 @@
  * Requests without a cookie that connect to a vehicle get an anonymous registration per user and
  * source address, which expires the same way (REF's shared `http:-` registration never expired).
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Hub } from './hub.js';
 
 export interface ApiSession {
@@ -22,6 +22,11 @@ export interface ApiSession {
   lastUsed: number;
   /** Vehicles this session is registered with as an app. */
   readonly vehicles: Set<string>;
+  /**
+   * Sessions opened by the web sign-in (`POST /api/session`): the token every state-changing
+   * request must carry in `X-CSRF-Token` (docs/web-api.md).
+   */
+  readonly csrf?: string;
 }
 
 export interface SessionOwner {
@@ -38,7 +43,7 @@ export class ApiSessions {
     readonly timeoutMs: number,
   ) {}
 
-  create(owner: SessionOwner, permit: string, tokenHash?: string): ApiSession {
+  create(owner: SessionOwner, permit: string, tokenHash?: string, web = false): ApiSession {
     const s: ApiSession = {
       id: randomUUID().toUpperCase(),
       ownerId: owner.id,
@@ -47,6 +52,7 @@ export class ApiSessions {
       tokenHash,
       lastUsed: this.hub.now(),
       vehicles: new Set(),
+      ...(web ? { csrf: randomBytes(32).toString('base64url') } : {}),
     };
     this.sessions.set(s.id, s);
     return s;
@@ -91,6 +97,11 @@ export class ApiSessions {
     if (!s) return;
     this.sessions.delete(id);
     for (const vehicleId of s.vehicles) this.hub.unregisterApiApp(vehicleId, 'http:' + s.id);
+  }
+
+  /** Ends every web session of a user but `keep` (after a password change). */
+  endWebSessions(ownerId: number, keep?: string): void {
+    for (const s of [...this.sessions.values()]) if (s.ownerId === ownerId && s.csrf && s.id !== keep) this.end(s.id);
   }
 
   /** Ends the sessions opened with a token that was just revoked. */

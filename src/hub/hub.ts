@@ -45,6 +45,15 @@ export interface Notification {
 
 /** What the v2 handlers know of the v3 link's messages: no connection id, no paranoid token. */
 const V3_SOURCE: MessageSource = { id: 0, ptoken: '' };
+const LINK_CHANGED: LiveEvent = { kind: 'link' };
+
+/** What live watchers of a vehicle hear (docs/web-api.md "Live updates"). */
+export type LiveEvent =
+  | { kind: 'record'; code: string; data: string; time: number }
+  | { kind: 'notification'; type: string; text: string; time: number }
+  | { kind: 'link' };
+
+export type LiveListener = (event: LiveEvent) => void;
 
 /** The answer of `T` at login when the car never sent anything (REF's clamped MySQL TIME). */
 export const NEVER_UPDATED_AGE = 3020399;
@@ -57,6 +66,8 @@ export class Hub {
   /** Clients whose login replay is still being read: messages for them wait here. */
   private readonly held = new Map<Peer, [string, string][]>();
   private notificationCounter = 0;
+  /** Live watchers (SSE streams) by vehicle id. */
+  private readonly live = new Map<string, Set<LiveListener>>();
   readonly now: () => number;
 
   constructor(
@@ -84,6 +95,41 @@ export class Hub {
 
   private prune(link: VehicleLink): void {
     if (link.isEmpty) this.links.delete(link.vehicleId);
+  }
+
+  // --- live watchers (docs/web-api.md) ---
+
+  /** Hears the vehicle's records, notifications and link changes until the returned function is called. */
+  watch(vehicleId: string, listener: LiveListener): () => void {
+    let set = this.live.get(vehicleId);
+    if (!set) this.live.set(vehicleId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.live.get(vehicleId) === set) this.live.delete(vehicleId);
+    };
+  }
+
+  /** Tells the vehicle's live watchers (cheap when there are none). */
+  emitLive(vehicleId: string, event: LiveEvent): void {
+    if (this.live.size === 0) return;
+    const set = this.live.get(vehicleId);
+    if (!set) return;
+    for (const l of set) {
+      try {
+        l(event);
+      } catch (err) {
+        this.log.error({ err, vehicle: vehicleId }, 'live watcher failed');
+      }
+    }
+  }
+
+  /** Which links the vehicle is on now: `v2`, `mqtt`, `v2+mqtt` or null. */
+  linkKind(vehicleId: string): 'v2' | 'mqtt' | 'v2+mqtt' | null {
+    const link = this.links.get(vehicleId);
+    if (!link) return null;
+    if (link.car && link.v3) return 'v2+mqtt';
+    return link.car ? 'v2' : link.v3 ? 'mqtt' : null;
   }
 
   /** Connection counts as the HTTP API reports them. */
@@ -141,6 +187,7 @@ export class Hub {
   tellCarAppCount(link: VehicleLink): void {
     link.car?.send('Z', String(link.appCount));
     link.v3?.clientCount(link.appCount);
+    this.emitLive(link.vehicleId, LINK_CHANGED);
   }
 
   // --- login and logout (mp-protocol.md §8, §13.3) ---
@@ -161,7 +208,7 @@ export class Hub {
         link.commands = new CommandQueue();
         link.paranoidToken = vehicle.paranoidToken;
         this.toClients(link, 'Z', '1');
-        this.tellCarAppCount(link);
+        this.tellCarAppCount(link); // and the live watchers
         return;
       }
       case 'A':
@@ -172,6 +219,7 @@ export class Hub {
           this.tellCarAppCount(link);
         } else {
           link.batches.add(peer);
+          this.emitLive(link.vehicleId, LINK_CHANGED);
         }
         try {
           await this.replay(peer, link, vehicle);
@@ -219,6 +267,7 @@ export class Hub {
         if (link.car !== peer) return;
         link.car = null;
         if (!link.online) this.toClients(link, 'Z', '0');
+        this.emitLive(link.vehicleId, LINK_CHANGED);
         break;
       case 'A':
         if (!link.apps.delete(peer)) return;
@@ -228,6 +277,7 @@ export class Hub {
       case 'B':
         if (!link.batches.delete(peer)) return;
         if (link.car) link.commands.forget(peer);
+        this.emitLive(link.vehicleId, LINK_CHANGED);
         break;
       case 'S':
         return;
@@ -251,6 +301,7 @@ export class Hub {
     link.v3 = v3;
     if (!wasOnline) this.toClients(link, 'Z', '1');
     v3.clientCount(link.appCount);
+    this.emitLive(vehicleId, LINK_CHANGED);
   }
 
   /** The module went offline on the broker (its will, `connected` = `no`, or its connection ended). */
@@ -259,6 +310,7 @@ export class Hub {
     if (!link || link.v3 !== v3) return;
     link.v3 = null;
     if (!link.online) this.toClients(link, 'Z', '0');
+    this.emitLive(vehicleId, LINK_CHANGED);
     this.prune(link);
   }
 
@@ -310,5 +362,6 @@ export class Hub {
         .catch((err: unknown) => this.log.error({ err, vehicle: vehicleId }, 'storing a notification failed'));
     }
     this.events.emit('notification', { ownerId, vehicleId, alertType, text, time });
+    this.emitLive(vehicleId, { kind: 'notification', type: alertType, text, time });
   }
 }

@@ -18,6 +18,8 @@ export interface ApiCall {
 export interface ApiRoute {
   /** Any of these rights is needed (http-api-v2.md §3.3); none = any authenticated caller. */
   rights?: readonly string[];
+  /** The handler authenticates by itself (the web sign-in): `principal` is a placeholder. */
+  public?: boolean;
   handler(call: ApiCall): Promise<unknown> | unknown;
 }
 

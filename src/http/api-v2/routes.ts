@@ -3,12 +3,13 @@
  * unknown calls are 404 before any authentication, then authentication (401), then rights (403
  * `Insufficient rights`), then the handler (ownership: 403 `Forbidden`).
  */
+import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hasRight } from '../../core/auth/rights.js';
 import { authenticate } from '../auth.js';
 import type { HttpContext } from '../context.js';
 import { apiSegments, MAX_PARAM, requestParams } from '../params.js';
-import { badRequest, insufficientRights, unauthorized, unrecognised } from '../reply.js';
+import { badRequest, insufficientRights, sendJson, unauthorized, unrecognised } from '../reply.js';
 import type { ApiRoute } from './call.js';
 import { historical } from './historical.js';
 import { customApiHandler } from '../custom-api/dispatch.js';
@@ -18,6 +19,11 @@ import { charge, location, protocol, status, tpms } from './records.js';
 import { login, logout } from './session.js';
 import { createToken, deleteToken, listTokens } from './tokens.js';
 import { connectVehicle, disconnectVehicle, listVehicles } from './vehicles.js';
+import { history } from '../web-api/history.js';
+import { live } from '../web-api/live.js';
+import { overview } from '../web-api/overview.js';
+import { changePassword } from '../web-api/password.js';
+import { signIn, signOut, whoAmI } from '../web-api/session.js';
 
 export const API_ROUTES: ReadonlyMap<string, ApiRoute> = new Map<string, ApiRoute>([
   ['GET:cookie', login],
@@ -51,7 +57,27 @@ export const API_ROUTES: ReadonlyMap<string, ApiRoute> = new Map<string, ApiRout
   ['PUT:parameters', actions.setParameter],
   ['PUT:reset', actions.reset],
   ['PUT:homelink', actions.homelink],
+  // vts's own calls for the web dashboard and other tools (docs/web-api.md)
+  ['POST:session', signIn],
+  ['GET:session', whoAmI],
+  ['DELETE:session', signOut],
+  ['POST:password', changePassword],
+  ['GET:overview', overview],
+  ['GET:live', live],
+  ['GET:history', history],
 ]);
+
+const STATE_CHANGING = new Set(['POST', 'PUT', 'DELETE']);
+
+/** A cookie of a web session must bring its CSRF token on every state-changing call. */
+function csrfOk(req: FastifyRequest, session: { csrf?: string } | undefined): boolean {
+  if (!session?.csrf || !STATE_CHANGING.has(req.method)) return true;
+  const given = req.headers['x-csrf-token'];
+  if (typeof given !== 'string') return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(session.csrf);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
 
 export async function dispatchApi(ctx: HttpContext, req: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const segments = apiSegments(req.url);
@@ -69,8 +95,14 @@ export async function dispatchApi(ctx: HttpContext, req: FastifyRequest, reply: 
     const custom = customApiHandler(ctx, fn, args, params);
     return custom ? custom(ctx, req, reply, params) : unrecognised(reply);
   }
+  if (route.public) {
+    return route.handler({ ctx, req, reply, principal: { ownerId: 0, ownerName: '', permit: '' }, args, params });
+  }
   const principal = await authenticate(ctx, req, params);
   if (!principal) return unauthorized(reply);
+  if (!csrfOk(req, principal.session)) {
+    return sendJson(reply, 403, { error: 'VTS_ERR_CSRF', message: 'missing or wrong X-CSRF-Token' });
+  }
   if (route.rights && !hasRight(principal.permit, ...route.rights)) return insufficientRights(reply);
   return route.handler({ ctx, req, reply, principal, args, params });
 }

@@ -1,0 +1,52 @@
+/**
+ * Browser sessions (docs/web-api.md "Sessions for browsers"): `POST /api/session` signs in with a
+ * user name and the account password or a token (never with a cookie it happens to carry), opens a
+ * session of the same kind as `GET /api/cookie`, with a CSRF token, and sets the cookie with
+ * `HttpOnly; SameSite=Strict` (and `Secure` over HTTPS). `GET` says who is signed in; `DELETE`
+ * signs out.
+ */
+import { hasRight } from '../../core/auth/rights.js';
+import { checkCredentials, sessionCookie } from '../auth.js';
+import { sendJson, status } from '../reply.js';
+import type { ApiCall, ApiRoute } from '../api-v2/call.js';
+
+export const jsonError = (call: ApiCall, code: number, error: string, message: string) => sendJson(call.reply, code, { error, message });
+
+const sessionBody = (call: ApiCall, user: string, csrf: string) =>
+  sendJson(call.reply, 200, { csrf, timeout: Math.round(call.ctx.sessions.timeoutMs / 1000), user });
+
+export const signIn: ApiRoute = {
+  public: true,
+  async handler(call) {
+    const { ctx, req, reply, params } = call;
+    const username = params.username ?? '';
+    const password = params.password ?? '';
+    const principal = username && password ? await checkCredentials(ctx, req, username, password) : null;
+    if (!principal || !hasRight(principal.permit, 'session')) return jsonError(call, 401, 'VTS_ERR_AUTH', 'wrong user name or password');
+    const old = sessionCookie(req.headers.cookie, ctx.cookieNames);
+    if (old) ctx.sessions.end(old);
+    const s = ctx.sessions.create({ id: principal.ownerId, name: principal.ownerName }, principal.permit, principal.tokenHash, true);
+    const secure = req.protocol === 'https' ? '; Secure' : '';
+    reply.header('Set-Cookie', `${ctx.cookieNames[0]}=${s.id}; Path=/; HttpOnly; SameSite=Strict${secure}`);
+    ctx.log.info({ user: principal.ownerName }, 'web sign-in');
+    return sessionBody(call, principal.ownerName, s.csrf ?? '');
+  },
+};
+
+export const whoAmI: ApiRoute = {
+  handler(call) {
+    const s = call.principal.session;
+    if (!s?.csrf) return jsonError(call, 401, 'VTS_ERR_AUTH', 'not signed in');
+    return sessionBody(call, s.ownerName, s.csrf);
+  },
+};
+
+export const signOut: ApiRoute = {
+  handler(call) {
+    const s = call.principal.session;
+    if (s) call.ctx.sessions.end(s.id);
+    const secure = call.req.protocol === 'https' ? '; Secure' : '';
+    call.reply.header('Set-Cookie', `${call.ctx.cookieNames[0]}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${secure}`);
+    return status(call.reply, 204).send();
+  },
+};
