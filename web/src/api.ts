@@ -1,0 +1,268 @@
+/**
+ * The client of the vts HTTP API for the dashboard: same-origin calls authenticated by the session
+ * cookie, the CSRF token (kept in memory only) on every state-changing call, typed bodies, and
+ * errors as ApiError with a message fit for the page.
+ */
+import type {
+  CommandResult,
+  CommandType,
+  HistoricalRow,
+  HistoryBody,
+  NewToken,
+  OverviewRow,
+  SessionInfo,
+  TokenRow,
+  V2Body,
+  WebConfig,
+} from './types';
+
+export class ApiError extends Error {
+  constructor(
+    /** HTTP status; 0 when the server could not be reached */
+    readonly status: number,
+    /** `VTS_ERR_…` from a JSON error body, else `HTTP_<status>` */
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+interface CallOptions {
+  method?: Method;
+  /** a JSON body */
+  json?: unknown;
+  /** false: a 401 is the caller's business (sign-in, session probe), not "the session ended" */
+  sessionCall?: boolean;
+}
+
+let csrf: string | null = null;
+let user: string | null = null;
+/** the session's sliding expiry (seconds) */
+let timeout = 180;
+let unauthorized: (() => void) | null = null;
+
+/** The signed-in user's name, or null. */
+export function currentUser(): string | null {
+  return user;
+}
+
+/** Seconds of disuse after which the server ends the session. */
+export function sessionTimeout(): number {
+  return timeout;
+}
+
+function adopt(s: SessionInfo): SessionInfo {
+  csrf = s.csrf;
+  user = s.user;
+  if (typeof s.timeout === 'number' && s.timeout > 0) timeout = s.timeout;
+  return s;
+}
+
+/** Called when a call is refused with 401: the session has ended. */
+export function onUnauthorized(handler: () => void): void {
+  unauthorized = handler;
+}
+
+const enc = encodeURIComponent;
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'The server refused the request as invalid.',
+  401: 'You are not signed in (or the session has ended).',
+  403: 'Not allowed.',
+  404: 'Not found.',
+  409: 'Conflict.',
+  429: 'Too many requests: the server is slowing this browser down. Try again in a minute.',
+  500: 'The server failed to answer (internal error).',
+  502: 'The vehicle sends encrypted (paranoid) records, which the dashboard cannot show.',
+  503: 'The server is busy; try again.',
+  504: 'No answer in time.',
+};
+
+function messageFor(status: number, text: string): string {
+  const t = text.trim();
+  // API v2 errors are one line of plain text ("Forbidden", "Authentication failed")
+  if (t && t.length < 200 && !t.startsWith('<')) return t;
+  return STATUS_TEXT[status] ?? `The server answered ${status}.`;
+}
+
+async function readBody(res: Response): Promise<unknown> {
+  const text = await res.text();
+  if (res.status === 204 || text === '') return undefined;
+  const type = res.headers.get('content-type') ?? '';
+  if (type.includes('json')) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      // a few API v2 answers say JSON but are text (`Disconnect OK`)
+    }
+  }
+  return text;
+}
+
+async function toError(res: Response): Promise<ApiError> {
+  const text = await res.text().catch(() => '');
+  try {
+    const body = JSON.parse(text) as unknown;
+    if (body && typeof body === 'object' && 'error' in body) {
+      const { error, message } = body as { error: unknown; message?: unknown };
+      const code = typeof error === 'string' ? error : `HTTP_${res.status}`;
+      const msg = typeof message === 'string' && message ? message : (STATUS_TEXT[res.status] ?? code);
+      return new ApiError(res.status, code, msg);
+    }
+  } catch {
+    // plain text
+  }
+  return new ApiError(res.status, `HTTP_${res.status}`, messageFor(res.status, text));
+}
+
+async function call<T>(path: string, opts: CallOptions = {}, retried = false): Promise<T> {
+  const method = opts.method ?? 'GET';
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (opts.json !== undefined) headers['Content-Type'] = 'application/json';
+  if (method !== 'GET' && csrf) headers['X-CSRF-Token'] = csrf;
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      headers,
+      body: opts.json === undefined ? undefined : JSON.stringify(opts.json),
+      credentials: 'same-origin',
+      cache: 'no-store',
+    });
+  } catch {
+    throw new ApiError(0, 'NETWORK', 'The server cannot be reached. Check the connection and try again.');
+  }
+  if (res.ok) return (await readBody(res)) as T;
+  const err = await toError(res);
+  // the CSRF token changes when the session does (another tab signed in again): fetch it, retry once
+  if (err.status === 403 && err.code === 'VTS_ERR_CSRF' && !retried && (await loadSession())) {
+    return call<T>(path, opts, true);
+  }
+  if (err.status === 401 && opts.sessionCall !== true) {
+    csrf = null;
+    user = null;
+    unauthorized?.();
+  }
+  throw err;
+}
+
+// --- sessions (docs/web-api.md) ---
+
+/** The current session (user and CSRF token), or null when not signed in. */
+export async function loadSession(): Promise<SessionInfo | null> {
+  try {
+    return adopt(await call<SessionInfo>('/api/session', { sessionCall: true }));
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) {
+      csrf = null;
+      user = null;
+      return null;
+    }
+    throw err;
+  }
+}
+
+/**
+ * Checks that the session is still alive; on a 401 the "session ended" handler runs (the live
+ * stream uses this when its connection is refused, as EventSource does not tell why).
+ */
+export async function checkSession(): Promise<boolean> {
+  try {
+    adopt(await call<SessionInfo>('/api/session'));
+    return true;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) return false;
+    throw err;
+  }
+}
+
+export async function signIn(username: string, password: string): Promise<SessionInfo> {
+  try {
+    return adopt(await call<SessionInfo>('/api/session', { method: 'POST', json: { username, password }, sessionCall: true }));
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) {
+      throw new ApiError(401, err.code, 'Wrong user name or password.');
+    }
+    throw err;
+  }
+}
+
+export async function signOut(): Promise<void> {
+  try {
+    await call<void>('/api/session', { method: 'DELETE', sessionCall: true });
+  } finally {
+    csrf = null;
+    user = null;
+  }
+}
+
+// --- vehicles ---
+
+export const overview = (): Promise<OverviewRow[]> => call('/api/overview');
+
+export const status = (id: string): Promise<V2Body> => call(`/api/status/${enc(id)}`);
+export const charge = (id: string): Promise<V2Body> => call(`/api/charge/${enc(id)}`);
+export const location = (id: string): Promise<V2Body> => call(`/api/location/${enc(id)}`);
+export const tpms = (id: string): Promise<V2Body> => call(`/api/tpms/${enc(id)}`);
+
+/** Historical records of one type (e.g. `*-Log-Notification`) since a UTC time `YYYY-MM-DD HH:MM:SS`. */
+export function historical(id: string, type: string, since?: string): Promise<HistoricalRow[]> {
+  const q = since ? `?since=${enc(since)}` : '';
+  return call(`/api/historical/${enc(id)}/${enc(type)}${q}`);
+}
+
+/** Chart series and trips between two epoch-second times. */
+export function history(id: string, from: number, to: number): Promise<HistoryBody> {
+  return call(`/api/history/${enc(id)}?from=${Math.floor(from)}&to=${Math.ceil(to)}`);
+}
+
+/** The URL of the live stream (Server-Sent Events, cookie authenticated). */
+export const liveUrl = (id: string): string => `/api/live/${enc(id)}`;
+
+export function command(id: string, text: string, type: CommandType): Promise<CommandResult> {
+  return call(`/api/command/${enc(id)}`, { method: 'POST', json: { command: text, type } });
+}
+
+// --- account ---
+
+export const tokens = (): Promise<TokenRow[]> => call('/api/token');
+
+export function createToken(application: string, purpose: string, permit: string): Promise<NewToken> {
+  return call('/api/token', { method: 'POST', json: { application, purpose, permit } });
+}
+
+export async function revokeToken(hash: string): Promise<void> {
+  await call<unknown>(`/api/token/${enc(hash)}`, { method: 'DELETE' });
+}
+
+export async function changePassword(current: string, next: string): Promise<void> {
+  await call<unknown>('/api/password', { method: 'POST', json: { current, new: next } });
+}
+
+// --- the dashboard's own configuration ---
+
+const DEFAULT_CONFIG: WebConfig = {
+  tileUrl: 'https://tile.openstreetmap.org/{z}/{x}/{y}.png',
+  tileAttribution: '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors',
+};
+
+let configPromise: Promise<WebConfig> | null = null;
+
+/** `GET /web/config.json` (the map tile URL), once; the defaults when it cannot be read. */
+export function webConfig(): Promise<WebConfig> {
+  configPromise ??= fetch('/web/config.json', { credentials: 'same-origin' })
+    .then(async (res) => {
+      if (!res.ok) return DEFAULT_CONFIG;
+      const body = (await res.json()) as Partial<WebConfig>;
+      return {
+        tileUrl: typeof body.tileUrl === 'string' ? body.tileUrl : DEFAULT_CONFIG.tileUrl,
+        tileAttribution: typeof body.tileAttribution === 'string' ? body.tileAttribution : '',
+      };
+    })
+    .catch(() => DEFAULT_CONFIG);
+  return configPromise;
+}

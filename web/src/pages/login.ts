@@ -1,0 +1,76 @@
+/** Sign-in: user name and password → `POST /api/session`. */
+import { ApiError, signIn } from '../api';
+import { field, h, on, setText } from '../dom';
+import type { Page } from '../router';
+
+export interface LoginOptions {
+  /** a note to show above the form (signed out, session ended) */
+  note: string;
+  /** the user name to start with (after a session ended) */
+  username: string;
+  onSignedIn: () => void;
+}
+
+export function loginPage(opts: LoginOptions): Page {
+  const username = h('input', {
+    type: 'text',
+    name: 'username',
+    autocomplete: 'username',
+    required: true,
+    autocapitalize: 'none',
+    spellcheck: 'false',
+    'data-testid': 'login-username',
+    value: opts.username,
+  });
+  const password = h('input', {
+    type: 'password',
+    name: 'password',
+    autocomplete: 'current-password',
+    required: true,
+    'data-testid': 'login-password',
+  });
+  const submit = h('button', { type: 'submit', 'data-testid': 'login-submit' }, 'Sign in');
+  const error = h('p', { class: 'error', role: 'alert', 'data-testid': 'login-error', hidden: true });
+  const note = h('p', { class: 'note', role: 'status' }, opts.note);
+  note.hidden = opts.note === '';
+
+  const form = on(
+    h('form', { class: 'stack', novalidate: true }, field('User name', username), field('Password', password), error, submit),
+    {
+      submit: (ev) => {
+        ev.preventDefault();
+        void attempt();
+      },
+    },
+  );
+
+  async function attempt(): Promise<void> {
+    error.hidden = true;
+    if (username.value.trim() === '' || password.value === '') {
+      showError('Enter your user name and password.');
+      return;
+    }
+    submit.disabled = true;
+    setText(submit, 'Signing in…');
+    try {
+      await signIn(username.value.trim(), password.value);
+      password.value = '';
+      opts.onSignedIn();
+    } catch (err) {
+      showError(err instanceof ApiError ? err.message : 'Signing in failed.');
+      password.select();
+    } finally {
+      submit.disabled = false;
+      setText(submit, 'Sign in');
+    }
+  }
+
+  function showError(text: string): void {
+    setText(error, text);
+    error.hidden = false;
+  }
+
+  const el = h('section', { class: 'card narrow login' }, h('h1', {}, 'Sign in to vts'), note, form);
+  queueMicrotask(() => (opts.username ? password : username).focus());
+  return { el, title: 'Sign in' };
+}
