@@ -33,9 +33,9 @@ test('unknown calls are 404 "Unrecognised API call" before any authentication', 
   }
 });
 
-test('paths outside /api are 404 "not found"', async (ctx) => {
+test('paths outside /api (and the dashboard at /) are 404 "not found"', async (ctx) => {
   const h = await httpHarness(ctx);
-  for (const path of ['/', '/foo/bar', '/apix', '/mqapi/nothing']) {
+  for (const path of ['/foo/bar', '/apix', '/mqapi/nothing', '/assets/nothing.js', '/index.htm']) {
     assertText(await h.request(path), 404, 'not found', 'not found\n');
   }
 });
