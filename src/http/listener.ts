@@ -1,6 +1,7 @@
 /** The HTTP (6868) and, with a certificate, HTTPS (6869) listeners of the API. */
 import type { TlsOptions } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
+import { listen } from '../listen.js';
 import { buildHttpApp } from './app.js';
 import type { HttpContext } from './context.js';
 
@@ -11,18 +12,9 @@ export interface HttpListeners {
 }
 
 /** Listens like the MP listener: all interfaces (IPv6 and IPv4) unless `host` is given. */
-async function listen(app: FastifyInstance, port: number, host?: string): Promise<number> {
+async function listenApp(app: FastifyInstance, port: number, host?: string): Promise<number> {
   await app.ready();
-  const server = app.server;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ port, host, backlog: 4096 }, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address();
-  return typeof address === 'object' && address ? address.port : port;
+  return listen(app.server, port, host);
 }
 
 export async function startHttpListeners(
@@ -33,12 +25,12 @@ export async function startHttpListeners(
   try {
     const plain = await buildHttpApp(ctx);
     apps.push(plain);
-    const http = await listen(plain, opts.httpPort, opts.host);
+    const http = await listenApp(plain, opts.httpPort, opts.host);
     let https: number | null = null;
     if (opts.tls) {
       const secure = await buildHttpApp(ctx, opts.tls);
       apps.push(secure);
-      https = await listen(secure, opts.httpsPort, opts.host);
+      https = await listenApp(secure, opts.httpsPort, opts.host);
     }
     return {
       http,

@@ -2,8 +2,9 @@
  * The MP listeners: plain TCP (6867) and, with a certificate, TLS (6870). Both accept the line
  * protocol and the WebSocket upgrade. One sweep timer checks every connection for inactivity.
  */
-import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type TlsOptions } from 'node:tls';
+import { listen } from '../listen.js';
 import type { MpConnection } from './connection.js';
 import type { MpContext } from './context.js';
 import { acceptSocket } from './socket-link.js';
@@ -25,16 +26,6 @@ export interface MpListener {
   readonly connections: ReadonlySet<MpConnection>;
   /** Stops accepting, closes every connection, resolves when the sockets are gone. */
   close(): Promise<void>;
-}
-
-function listen(server: Server, port: number, host?: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ port, host, backlog: 4096 }, () => {
-      server.off('error', reject);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
 }
 
 export async function startMpListener(ctx: MpContext, opts: MpListenerOptions): Promise<MpListener> {

@@ -22,6 +22,7 @@ import type { CredentialCache } from '../auth/credential-cache.js';
 import { hasRight } from '../core/auth/rights.js';
 import type { LoginThrottle } from '../core/login-throttle.js';
 import { topicAccess } from '../core/mqtt/acl.js';
+import { listen } from '../listen.js';
 import type { Store } from '../store/store.js';
 
 export interface BrokerDeps {
@@ -52,18 +53,6 @@ export interface EmbeddedBroker {
 
 const refusal = (returnCode: 2 | 4 | 5, message: string): AuthenticateError =>
   Object.assign(new Error(message), { returnCode }) as AuthenticateError;
-
-async function listen(server: Server | HttpServer, port: number, host?: string): Promise<number> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ port, host, backlog: 1024 }, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address();
-  return typeof address === 'object' && address ? address.port : port;
-}
 
 export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): Promise<EmbeddedBroker> {
   const { log } = deps;
@@ -150,13 +139,13 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
   try {
     const plain = createNetServer((socket) => aedes.handle(track(socket)));
     servers.push(plain);
-    const mqtt = await listen(plain, opts.port, opts.host);
+    const mqtt = await listen(plain, opts.port, opts.host, 1024);
     let mqtts: number | null = null;
     if (opts.tls && opts.tlsPort !== null) {
       const secure = createTlsServer(opts.tls, (socket) => aedes.handle(track(socket)));
       secure.on('tlsClientError', (err) => log.debug({ err: err.message }, 'MQTT TLS handshake failed'));
       servers.push(secure);
-      mqtts = await listen(secure, opts.tlsPort, opts.host);
+      mqtts = await listen(secure, opts.tlsPort, opts.host, 1024);
     }
     let mqttWs: number | null = null;
     if (opts.wsPort !== null) {
@@ -178,7 +167,7 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
         track(stream);
         aedes.handle(stream, req);
       });
-      mqttWs = await listen(httpServer, opts.wsPort, opts.host);
+      mqttWs = await listen(httpServer, opts.wsPort, opts.host, 1024);
     }
     return { aedes, ports: { mqtt, mqtts, mqttWs }, close };
   } catch (err) {
