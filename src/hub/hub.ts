@@ -6,12 +6,13 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { replayOrder } from '../core/mp/car-message.js';
-import { historicalTimes, type HistoricalInput } from '../core/mp/historical.js';
+import type { HistoricalInput } from '../core/mp/historical.js';
 import type { MpMessage } from '../core/mp/message.js';
 import type { Store, Vehicle } from '../store/store.js';
 import { CommandQueue } from './command-queue.js';
 import { dispatch } from './dispatch.js';
 import { storeAndForward, type MessageSource } from './handlers/car-data.js';
+import { historicalRecord } from './handlers/historical.js';
 import { forwardNotification } from './handlers/push.js';
 import { GroupRegistry } from './groups.js';
 import type { Peer } from './peer.js';
@@ -108,6 +109,11 @@ export class Hub {
       set.delete(listener);
       if (set.size === 0 && this.live.get(vehicleId) === set) this.live.delete(vehicleId);
     };
+  }
+
+  /** Whether anyone watches the vehicle live (to spare building events nobody hears). */
+  watched(vehicleId: string): boolean {
+    return this.live.size > 0 && this.live.has(vehicleId);
   }
 
   /** Tells the vehicle's live watchers (cheap when there are none). */
@@ -334,11 +340,7 @@ export class Hub {
 
   /** A historical record from the vehicle (v3 `notify/data`, events); resolves once it is durable. */
   v3Historical(vehicleId: string, rec: HistoricalInput): Promise<void> {
-    const { time, expires } = historicalTimes(rec, this.seconds());
-    return this.store.addHistorical(
-      { vehicleId, type: rec.type, recordNumber: rec.recordNumber, time, data: rec.data, expires },
-      true,
-    );
+    return this.store.addHistorical(historicalRecord(this, vehicleId, rec), true);
   }
 
   // --- notifications (mp-protocol.md §12) ---

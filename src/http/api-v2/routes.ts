@@ -3,9 +3,9 @@
  * unknown calls are 404 before any authentication, then authentication (401), then rights (403
  * `Insufficient rights`), then the handler (ownership: 403 `Forbidden`).
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hasRight } from '../../core/auth/rights.js';
+import { sameSecret } from '../../core/crypto/same-secret.js';
 import { authenticate } from '../auth.js';
 import type { HttpContext } from '../context.js';
 import { apiSegments, MAX_PARAM, requestParams } from '../params.js';
@@ -73,10 +73,7 @@ const STATE_CHANGING = new Set(['POST', 'PUT', 'DELETE']);
 function csrfOk(req: FastifyRequest, session: { csrf?: string } | undefined): boolean {
   if (!session?.csrf || !STATE_CHANGING.has(req.method)) return true;
   const given = req.headers['x-csrf-token'];
-  if (typeof given !== 'string') return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(session.csrf);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return typeof given === 'string' && sameSecret(given, session.csrf);
 }
 
 export async function dispatchApi(ctx: HttpContext, req: FastifyRequest, reply: FastifyReply): Promise<unknown> {

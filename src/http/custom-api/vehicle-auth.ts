@@ -4,17 +4,11 @@
  * the address throttle shared with the MP and the API v2; an address over its limit is refused
  * without a check.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { sameSecret } from '../../core/crypto/same-secret.js';
 import type { FastifyRequest } from 'fastify';
 import type { Vehicle } from '../../store/store.js';
 import type { HttpContext } from '../context.js';
 import { clientAddress } from '../params.js';
-
-const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
-
-function samePassword(given: string, stored: string): boolean {
-  return timingSafeEqual(digest(given), digest(stored));
-}
 
 /**
  * The vehicle when `carpass` is its password; undefined (answer 401 `Authentication failed`) when
@@ -31,7 +25,7 @@ export async function vehicleByPassword(
   if (ctx.addressThrottle.check(address, now).action === 'refuse') return undefined;
   const vehicle = await ctx.store.getVehicle(vehicleId);
   // compare even for an unknown vehicle: the answer takes as long either way
-  const ok = samePassword(carpass, vehicle?.carPassword ?? '\u0000no vehicle') && vehicle !== undefined;
+  const ok = sameSecret(carpass, vehicle?.carPassword ?? '\u0000no vehicle') && vehicle !== undefined;
   if (!ok) {
     ctx.addressThrottle.recordFailure(address, now);
     ctx.log.info({ address, vehicle: vehicleId }, 'custom API authentication failed');

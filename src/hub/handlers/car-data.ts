@@ -33,7 +33,7 @@ export function storeAndForward(
       .addHistorical({ vehicleId: link.vehicleId, type: code, recordNumber: 0, time, data: payload, expires: time + keep })
       .catch((err: unknown) => hub.log.error({ err, conn: peer.id }, 'storing message history failed'));
   }
-  if (!paranoid) hub.emitLive(link.vehicleId, { kind: 'record', code, data: payload, time });
+  if (!paranoid && hub.watched(link.vehicleId)) hub.emitLive(link.vehicleId, { kind: 'record', code, data: payload, time });
   if (link.apps.size === 0 && link.batches.size === 0) return;
   if (paranoid) hub.toClients(link, 'E', original ?? '');
   else hub.toClients(link, code, payload);

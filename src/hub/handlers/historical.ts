@@ -1,12 +1,13 @@
 /** Historical records from cars: `H` (no ack) and `h` (acked once durable) (mp-protocol.md §15). */
 import { historicalTimes, parseAckedH, parseH, type HistoricalInput } from '../../core/mp/historical.js';
+import type { HistoricalRecord } from '../../store/store.js';
 import type { Handler } from '../dispatch.js';
 import type { Hub } from '../hub.js';
-import type { VehicleLink } from '../vehicle-link.js';
 
-function record(hub: Hub, link: VehicleLink, rec: HistoricalInput) {
+/** The stored form of a record received now (from a v2 `H`/`h`, or the v3 bridge). */
+export function historicalRecord(hub: Hub, vehicleId: string, rec: HistoricalInput): HistoricalRecord {
   const { time, expires } = historicalTimes(rec, hub.seconds());
-  return { vehicleId: link.vehicleId, type: rec.type, recordNumber: rec.recordNumber, time, data: rec.data, expires };
+  return { vehicleId, type: rec.type, recordNumber: rec.recordNumber, time, data: rec.data, expires };
 }
 
 export const handleHistorical: Handler = (hub, peer, link, data) => {
@@ -16,7 +17,7 @@ export const handleHistorical: Handler = (hub, peer, link, data) => {
     return;
   }
   hub.store
-    .addHistorical(record(hub, link, rec))
+    .addHistorical(historicalRecord(hub, link.vehicleId, rec))
     .catch((err: unknown) => hub.log.error({ err, conn: peer.id }, 'storing an H record failed'));
 };
 
@@ -32,7 +33,7 @@ export const handleAckedHistorical: Handler = (hub, peer, link, data) => {
     peer.send('h', ackCode);
     return;
   }
-  hub.store.addHistorical(record(hub, link, rec), true).then(
+  hub.store.addHistorical(historicalRecord(hub, link.vehicleId, rec), true).then(
     () => peer.send('h', ackCode),
     (err: unknown) => hub.log.error({ err, conn: peer.id }, 'storing an h record failed: not acknowledged'),
   );

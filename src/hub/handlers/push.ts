@@ -1,5 +1,5 @@
 /** `P` notifications and `p` push subscriptions (mp-protocol.md §12). */
-import { timingSafeEqual } from 'node:crypto';
+import { sameSecret } from '../../core/crypto/same-secret.js';
 import { parsePushSubscription } from '../../core/mp/push-subscription.js';
 import type { Handler } from '../dispatch.js';
 import type { Hub } from '../hub.js';
@@ -12,12 +12,6 @@ export const handleNotification: Handler = (hub, _peer, link, data) => forwardNo
 export function forwardNotification(hub: Hub, link: VehicleLink, data: string): void {
   hub.toClients(link, 'P', data);
   if (data.length >= 2) hub.notify(link.ownerId, link.vehicleId, data[0]!, data.slice(1));
-}
-
-function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'utf8');
-  const y = Buffer.from(b, 'utf8');
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /** `p<appid>,<pushtype>,<pushkeytype>,<vehicleid>,<netpass>,<pushkeyvalue>`: no reply, ever. */
