@@ -12,8 +12,9 @@
  *   refused publish closes the connection (aedes; MQTT 3.1.1 cannot refuse a publish otherwise).
  */
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
-import { createServer as createNetServer, type Server, type Socket } from 'node:net';
+import { createServer as createNetServer, type Server } from 'node:net';
 import { createServer as createTlsServer, type TlsOptions } from 'node:tls';
+import type { Duplex } from 'node:stream';
 import { Aedes, type AuthenticateError, type Client } from 'aedes';
 import type { Logger } from 'pino';
 import { createWebSocketStream, WebSocketServer } from 'ws';
@@ -23,6 +24,7 @@ import { hasRight } from '../core/auth/rights.js';
 import type { LoginThrottle } from '../core/login-throttle.js';
 import { topicAccess } from '../core/mqtt/acl.js';
 import { listen } from '../listen.js';
+import { GuardedConnection } from './guarded-connection.js';
 import type { Store } from '../store/store.js';
 
 export interface BrokerDeps {
@@ -43,7 +45,12 @@ export interface BrokerListenOptions {
   /** MQTT over WebSocket (any path, subprotocol `mqtt`); null = off. */
   wsPort: number | null;
   tls?: TlsOptions;
+  /** Largest MQTT packet body accepted (bytes); a larger one closes the connection. */
+  maxPacket?: number;
 }
+
+/** Metrics, notifications and command outputs of a module are far smaller. */
+export const DEFAULT_MAX_PACKET = 1024 * 1024;
 
 export interface EmbeddedBroker {
   readonly aedes: Aedes;
@@ -56,6 +63,7 @@ const refusal = (returnCode: 2 | 4 | 5, message: string): AuthenticateError =>
 
 export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): Promise<EmbeddedBroker> {
   const { log } = deps;
+  const maxPacket = opts.maxPacket ?? DEFAULT_MAX_PACKET;
   const users = new WeakMap<Client, string>();
   const addresses = new WeakMap<object, string>();
   /** Client id → user, while the client's session may live (clean sessions end with the connection). */
@@ -67,7 +75,7 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
     maxClientsIdLength: 128,
     maxTopicLevels: 32,
     authenticate(client, username, password, done) {
-      const address = addresses.get(client.conn) ?? (client.conn as Partial<Socket>).remoteAddress ?? '';
+      const address = addresses.get(client.conn) ?? '';
       const name = username ?? '';
       const now = Math.floor(deps.now() / 1000);
       if (deps.addressThrottle.check(address, now).action === 'refuse') {
@@ -137,12 +145,21 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
     await new Promise<void>((r) => aedes.close(() => r()));
   };
   try {
-    const plain = createNetServer((socket) => aedes.handle(track(socket)));
+    // every connection goes through the packet-size guard, known by its peer's address
+    const accept = (conn: Duplex, address: string): GuardedConnection => {
+      const guarded = new GuardedConnection(track(conn), maxPacket, () =>
+        log.info({ address, max: maxPacket }, 'MQTT packet too large: connection closed'),
+      );
+      guarded.on('error', () => undefined);
+      addresses.set(guarded, address);
+      return guarded;
+    };
+    const plain = createNetServer((socket) => aedes.handle(accept(socket, socket.remoteAddress ?? '')));
     servers.push(plain);
     const mqtt = await listen(plain, opts.port, opts.host, 1024);
     let mqtts: number | null = null;
     if (opts.tls && opts.tlsPort !== null) {
-      const secure = createTlsServer(opts.tls, (socket) => aedes.handle(track(socket)));
+      const secure = createTlsServer(opts.tls, (socket) => aedes.handle(accept(socket, socket.remoteAddress ?? '')));
       secure.on('tlsClientError', (err) => log.debug({ err: err.message }, 'MQTT TLS handshake failed'));
       servers.push(secure);
       mqtts = await listen(secure, opts.tlsPort, opts.host, 1024);
@@ -156,16 +173,14 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
       servers.push(httpServer);
       const ws = new WebSocketServer({
         server: httpServer,
-        maxPayload: 1024 * 1024,
+        maxPayload: maxPacket + 5,
         handleProtocols: (protocols) => (protocols.has('mqtt') ? 'mqtt' : protocols.has('mqttv3.1') ? 'mqttv3.1' : false),
       });
       wss = ws;
       ws.on('connection', (socket, req) => {
         const stream = createWebSocketStream(socket);
         stream.on('error', () => undefined);
-        addresses.set(stream, req.socket.remoteAddress ?? '');
-        track(stream);
-        aedes.handle(stream, req);
+        aedes.handle(accept(stream, req.socket.remoteAddress ?? ''), req);
       });
       mqttWs = await listen(httpServer, opts.wsPort, opts.host, 1024);
     }

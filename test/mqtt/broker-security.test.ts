@@ -2,11 +2,13 @@
  * The embedded broker's security (issue #6): logins with the vts password or an API token that
  * grants `v3` or `mqtt`, nothing else; topics only under `ovms/<user>/`; config read requests only
  * for the superuser; a client id cannot be taken by another user; a user cannot feed another
- * user's vehicle through its own prefix; TLS and WebSocket listeners use the same rules.
+ * user's vehicle through its own prefix; TLS and WebSocket listeners use the same rules; an
+ * over-large packet closes the connection.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { connect as netConnect } from 'node:net';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { hashApiToken, newApiToken } from '../../src/auth/api-token.js';
 import { eventually } from '../mp/helpers.js';
@@ -165,4 +167,20 @@ test('MQTT over TLS and over WebSocket, with the same logins and rules', async (
   await eventually(() => (got.includes('ovms/demo/X/metric/v/b/soc=50') ? true : undefined), 'TLS publish seen over WebSocket');
   assert.equal(await loginCode(`ws://127.0.0.1:${mqttWs}/mqtt`, { username: 'demo', password: 'nope' }), 4);
   assert.equal(await loginCode(`mqtts://127.0.0.1:${mqtts}`, { username: 'demo', password: 'nope', rejectUnauthorized: false }), 4);
+});
+
+test('a packet larger than the limit closes the connection before its body is read; others go on', async (t) => {
+  const h = await mqttHarness(t, 'embedded');
+  const c = await h.mqtt({ username: 'demo', password: 'demopass' });
+  const other = await h.mqtt({ username: 'demo', password: 'demopass' });
+  await c.publishAsync('ovms/demo/X/metric/v/b/soc', 'x'.repeat(2 * 1024 * 1024), { qos: 0 }).catch(() => undefined);
+  await closed(c);
+  assert.ok(h.t.logs.some((l) => l.includes('MQTT packet too large')));
+  await other.publishAsync('ovms/demo/X/metric/v/b/soc', '50', { qos: 1 });
+  assert.ok(other.connected);
+  // an unauthenticated peer announcing a huge CONNECT is cut off too
+  const raw = netConnect(h.t.server.ports.mqtt!, '127.0.0.1');
+  await new Promise<void>((resolve) => raw.once('connect', () => resolve()));
+  raw.write(Buffer.from([0x10, 0xff, 0xff, 0xff, 0x7f]));
+  await new Promise<void>((resolve) => raw.once('close', () => resolve()));
 });
