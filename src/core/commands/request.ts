@@ -8,9 +8,10 @@
  * - `*<ussd>#`: a USSD request, MP 41 with the whole string;
  * - `@<modem command>`: an AT command to the modem, MP 49 without the `@`;
  * - anything else: a shell command, MP 7.
- * JavaScript is a shell command too: `script eval <code>`.
+ * JavaScript is a shell command too: `script eval <code>`, quoted as the console reads it (script-eval.ts).
  */
 import { VtsError } from '../../errors.js';
+import { scriptEvalLine } from './script-eval.js';
 
 export type CommandKind = 'shell' | 'js' | 'mp';
 
@@ -60,16 +61,10 @@ export function toMpCommand(kind: CommandKind, text: string): MpCommand {
     case 'shell':
       return { code: 7, params: text };
     case 'js':
-      // the module reads one line: the script's line breaks become spaces (statements need `;`)
-      return { code: 7, params: 'script eval ' + quote(text.replace(/\r?\n/g, ' ')) };
+      return { code: 7, params: scriptEvalLine(text.replace(/\r\n/g, '\n')) };
     case 'mp':
       return parseExtended(text.startsWith('#') || text.startsWith('*') || text.startsWith('@') ? text : '#' + text);
   }
-}
-
-/** Quotes one console argument for the module's tokenizer (microrl: double quotes, `\` escapes). */
-function quote(s: string): string {
-  return '"' + s.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"';
 }
 
 /** `<code>,<params>`: the data of the `C` message. */
