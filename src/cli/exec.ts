@@ -297,8 +297,8 @@ export function registerExec(program: Command): void {
       return;
     }
     let out = outcome.output;
-    // a terminal gets a line end after output that has none (print(42)); pipes get the bytes as they are
-    if (process.stdout.isTTY && out !== '' && !out.endsWith('\n')) out += '\n';
+    // output ends with a line end, also where the module sends none (print(42))
+    if (out !== '' && !out.endsWith('\n')) out += '\n';
     process.stdout.write(out);
     if (outcome.result !== 0) {
       process.stderr.write(`vts: the vehicle answered result ${outcome.result} (${RESULT_NAMES[outcome.result]})\n`);

@@ -185,10 +185,30 @@ test('every path runs a shell command: echo hi prints hi and exits 0', async () 
   for (const r of runs) for (const secret of SECRETS) assert.ok(!(r.stdout + r.stderr).includes(secret));
 });
 
-test('JavaScript (--js) on the server, http, mp and ssh paths', async () => {
+test('JavaScript (--js) on every path; the output ends with a line end', async () => {
   const js = 'print(20 + 22)';
-  const runs = await Promise.all([server(), http(), mp(), ssh()].map((args) => vts(['TESTCAR', '--js', js, ...args])));
-  ['server', 'http', 'mp', 'ssh'].forEach((via, k) => assertOk(runs[k]!, '42', `${via} --js`));
+  const runs = await Promise.all([server(), http(), mp(), mqtt(), ssh()].map((args) => vts(['TESTCAR', '--js', js, ...args])));
+  ['server', 'http', 'mp', 'mqtt', 'ssh'].forEach((via, k) => assertOk(runs[k]!, '42\n', `${via} --js`));
+});
+
+test('JavaScript with quotes, backslashes, semicolons, non-ASCII and line breaks runs unchanged on every path', async () => {
+  // the README's example, and one with everything the console's quoting could trip over
+  const hard = [
+    '// a comment, then both quotes',
+    `var t = "double \\"q\\" and 'single'; back\\\\slash";`,
+    'print(t + " Grüße ✓;\\n");',
+    "print(typeof OvmsMetrics.Value('v.b.soc'))",
+  ].join('\n');
+  const paths = [server(), http(), mp(), mqtt(), ssh()];
+  const runs = await Promise.all([
+    ...paths.map((args) => vts(['TESTCAR', '--js', 'print(OvmsMetrics.Value("v.b.soc"))', ...args])),
+    ...paths.map((args) => vts(['TESTCAR', '--js', hard, ...args])),
+  ]);
+  ['server', 'http', 'mp', 'mqtt', 'ssh'].forEach((via, k) => {
+    assert.match(runs[k]!.stdout, /^\d+(\.\d+)?\n$/, `${via}: the README example prints the SOC (${runs[k]!.stdout}${runs[k]!.stderr})`);
+    assertOk(runs[k]!, runs[k]!.stdout, `${via}: README example`);
+    assertOk(runs[k + paths.length]!, `double "q" and 'single'; back\\slash Grüße ✓;\nnumber\n`, `${via}: the hard script`);
+  });
 });
 
 test('MP commands, an API token, MP scheme 1, and a secret from stdin', async () => {
