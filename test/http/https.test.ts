@@ -2,32 +2,18 @@
  * The HTTPS listener (http-api-v2.md §1): with a certificate and key (ServerConfig `tlsCert`,
  * `tlsKey`, as `vts serve --tls-cert/--tls-key` passes them) the server also serves the API over
  * TLS on its own port, with the same answers as over plain HTTP; without them there is no HTTPS
- * listener. The self-signed certificate is made for the test with the openssl CLI.
+ * listener. The certificate is the suite's self-signed one (test/fixtures/tls).
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { connect as tlsConnect } from 'node:tls';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DEMO_AUTH, httpHarness, withQuery } from './helpers.js';
 
-let dir: string;
-let cert: string;
-let key: string;
-
-before(() => {
-  dir = mkdtempSync(join(tmpdir(), 'vts-https-'));
-  cert = join(dir, 'cert.pem');
-  key = join(dir, 'key.pem');
-  execFileSync(
-    'openssl',
-    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost'],
-    { stdio: 'ignore' },
-  );
-});
-after(() => rmSync(dir, { recursive: true, force: true }));
+// the suite's self-signed certificate for localhost and 127.0.0.1 (test/fixtures/tls/README.md)
+const cert = new URL('../fixtures/tls/cert.pem', import.meta.url).pathname;
+const key = new URL('../fixtures/tls/key.pem', import.meta.url).pathname;
 
 test('with a certificate the API is also served over HTTPS, with the same bodies as over HTTP', async (ctx) => {
   const h = await httpHarness(ctx, { tlsCert: cert, tlsKey: key });
@@ -60,9 +46,7 @@ test('with a certificate the API is also served over HTTPS, with the same bodies
 
 test('the HTTPS listener presents the configured certificate', async (ctx) => {
   const h = await httpHarness(ctx, { tlsCert: cert, tlsKey: key });
-  const expected = execFileSync('openssl', ['x509', '-in', cert, '-noout', '-fingerprint', '-sha256'], { encoding: 'utf8' })
-    .trim()
-    .replace(/^.*=/, '');
+  const expected = new X509Certificate(readFileSync(cert)).fingerprint256;
   const presented = await new Promise<string>((resolve, reject) => {
     const socket = tlsConnect({ host: '127.0.0.1', port: h.t.server.ports.https!, rejectUnauthorized: false }, () => {
       const fp = socket.getPeerCertificate().fingerprint256;

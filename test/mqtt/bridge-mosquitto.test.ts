@@ -1,6 +1,7 @@
 /**
  * The bridge on an external broker (issue #6): vts connects to the Mosquitto of this machine
- * (127.0.0.1:1883, anonymous; `.ci/run` starts it, and these tests fail, not skip, without it) as
+ * (127.0.0.1:1883, anonymous; skipped with one line when it is missing, and a failure under
+ * `.ci/run`, which starts it: test/support/services.ts) as
  * a client, as it would with `--mqtt-url`. The emulator on Mosquitto shows up in /api/status and to
  * an MP app client, runs commands from the JSON API, and its last will makes it offline. Each test
  * uses its own user name (so its own topics) and cleans the retained topics it left.
@@ -12,7 +13,10 @@ import { Hub } from '../../src/hub/hub.js';
 import { MqttBridge } from '../../src/mqtt/bridge.js';
 import { ClientPort } from '../../src/mqtt/client-port.js';
 import { eventually, readUntil } from '../mp/helpers.js';
+import { mosquitto, needs } from '../support/services.js';
 import { mqttHarness, type MqttHarness } from './harness.js';
+
+const skip = await needs(mosquitto);
 
 async function connected(h: MqttHarness, id: string): Promise<number | undefined> {
   const r = await h.asUser('/api/vehicles');
@@ -20,7 +24,7 @@ async function connected(h: MqttHarness, id: string): Promise<number | undefined
   return (JSON.parse(r.body) as { id: string; v_net_connected: number }[]).find((v) => v.id === id)?.v_net_connected;
 }
 
-test('Mosquitto: the emulator shows up in /api/status and to an MP app client; its last will makes it offline', async (t) => {
+test('Mosquitto: the emulator shows up in /api/status and to an MP app client; its last will makes it offline', { skip }, async (t) => {
   const h = await mqttHarness(t, 'mosquitto');
   const id = await h.vehicle();
   const mod = await h.module(id);
@@ -46,7 +50,7 @@ test('Mosquitto: the emulator shows up in /api/status and to an MP app client; i
   assert.equal(await connected(h, id), 0);
 });
 
-test('Mosquitto: commands over MQTT through the JSON API', async (t) => {
+test('Mosquitto: commands over MQTT through the JSON API', { skip }, async (t) => {
   const h = await mqttHarness(t, 'mosquitto');
   const id = await h.vehicle();
   await h.module(id);
@@ -59,7 +63,7 @@ test('Mosquitto: commands over MQTT through the JSON API', async (t) => {
   assert.deepEqual(JSON.parse((await post('26,1', 'mp')).body), { output: 'Climate Control \non', result: 0 });
 });
 
-test('Mosquitto: a restarted vts finds the online vehicle from the retained metrics', async (t) => {
+test('Mosquitto: a restarted vts finds the online vehicle from the retained metrics', { skip }, async (t) => {
   const h = await mqttHarness(t, 'mosquitto');
   const id = await h.vehicle();
   await h.module(id);

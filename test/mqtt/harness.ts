@@ -4,7 +4,6 @@
  * vehicles, emulated v3 modules on MQTT, MP app clients and HTTP requests.
  */
 import { randomBytes } from 'node:crypto';
-import { connect as netConnect } from 'node:net';
 import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
 import { connectAsync, type IClientOptions, type MqttClient } from 'mqtt';
@@ -14,21 +13,14 @@ import { MpClient } from '../../src/mp-client/mp-client.js';
 import type { MqttConfig, ServerConfig } from '../../src/server.js';
 import { DEMO_AUTH, send, withQuery, type HttpResponse, type RequestOptions } from '../http/helpers.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { mosquitto, requireServices } from '../support/services.js';
 
 export const MOSQUITTO_URL = 'mqtt://127.0.0.1:1883';
 const quiet = createLogger('silent', new Writable({ write: (_c, _e, cb) => cb() }));
 
+/** Fails with what is missing and how to get it when Mosquitto is not there (the tests skip before, unless CI requires it). */
 export async function mosquittoUp(): Promise<void> {
-  await new Promise<void>((resolve, reject) => {
-    const s = netConnect(1883, '127.0.0.1');
-    s.once('connect', () => {
-      s.destroy();
-      resolve();
-    });
-    s.once('error', (err) =>
-      reject(new Error(`Mosquitto is not reachable at 127.0.0.1:1883 (${err.message}): start it (\`mosquitto -d\`, as .ci/run does)`)),
-    );
-  });
+  await requireServices(mosquitto);
 }
 
 export interface MqttHarness {

@@ -1,0 +1,76 @@
+/**
+ * External services some tests need beyond what `npm install` brings: an anonymous Mosquitto on
+ * 127.0.0.1:1883 and Debian's Chromium. On a machine without one, the tests that need it are
+ * skipped, each with one line that says what is missing and how to get it, and the run still
+ * passes. With `VTS_TEST_REQUIRE_SERVICES=1` (set by `.ci/run`) nothing is skipped: a missing
+ * service fails those tests with the same line, so CI always runs everything.
+ *
+ * Use it in a test's options: `test(name, { skip: await needs(mosquitto) }, fn)`.
+ */
+import { existsSync } from 'node:fs';
+import { connectAsync } from 'mqtt';
+
+/** True when a missing service must fail the tests instead of skipping them. */
+export const REQUIRE_SERVICES = process.env.VTS_TEST_REQUIRE_SERVICES === '1';
+
+export const MOSQUITTO_HOST = '127.0.0.1';
+export const MOSQUITTO_PORT = 1883;
+export const CHROMIUM_PATH = process.env.VTS_CHROMIUM ?? '/usr/bin/chromium';
+
+/** A service check: null when the service is there, or the one line that says what is missing and how to get it. */
+export type ServiceCheck = () => Promise<string | null>;
+
+const memo = new Map<ServiceCheck, Promise<string | null>>();
+
+/** An anonymous MQTT login to the Mosquitto of this machine. */
+export const mosquitto: ServiceCheck = async () => {
+  try {
+    const client = await connectAsync(`mqtt://${MOSQUITTO_HOST}:${MOSQUITTO_PORT}`, {
+      reconnectPeriod: 0,
+      connectTimeout: 3000,
+      clientId: `vts-probe-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
+    });
+    await client.endAsync();
+    return null;
+  } catch (err) {
+    const why = (err as { code?: unknown }).code ?? (err as Error).message;
+    return (
+      `needs an anonymous Mosquitto on ${MOSQUITTO_HOST}:${MOSQUITTO_PORT} (${String(why)}): ` +
+      'apt-get install mosquitto, then `mosquitto -d` (.ci/run starts it)'
+    );
+  }
+};
+
+/** Debian's Chromium, driven by playwright-core (which does not download a browser). */
+export const chromium: ServiceCheck = async () =>
+  existsSync(CHROMIUM_PATH)
+    ? null
+    : `needs Chromium at ${CHROMIUM_PATH}: apt-get install chromium (or set VTS_CHROMIUM to its path; .ci/run installs it)`;
+
+/** The reason of the first missing service, memoised per check. */
+export async function missing(...checks: ServiceCheck[]): Promise<string | null> {
+  for (const check of checks) {
+    let result = memo.get(check);
+    if (!result) memo.set(check, (result = check()));
+    const why = await result;
+    if (why !== null) return why;
+  }
+  return null;
+}
+
+/**
+ * The `skip` option of a test that needs these services: false when they are there, the reason
+ * when one is missing. With REQUIRE_SERVICES it is always false; the test then calls
+ * `requireServices` (or fails on its own connection attempt) with the same reason.
+ */
+export async function needs(...checks: ServiceCheck[]): Promise<string | false> {
+  const why = await missing(...checks);
+  if (why === null || REQUIRE_SERVICES) return false;
+  return why;
+}
+
+/** Throws the reason when a service is missing (for tests that run under REQUIRE_SERVICES). */
+export async function requireServices(...checks: ServiceCheck[]): Promise<void> {
+  const why = await missing(...checks);
+  if (why !== null) throw new Error(`${why} (VTS_TEST_REQUIRE_SERVICES=1 turns this skip into a failure)`);
+}
