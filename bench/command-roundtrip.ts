@@ -1,5 +1,5 @@
 /**
- * Remote command round trip through the server (issue #5): HTTP `POST /api/command/<id>` → the
+ * Remote command round trip through the server: HTTP `POST /api/command/<id>` → the
  * command service → MP `C7` → an emulated module (`vts module`'s EmulatedModule, in this process)
  * → `c7` → HTTP answer. Measured with 1 vehicle (one caller, commands back to back) and with N
  * vehicles (one caller per vehicle, all at once). Reports p50/p99 latency and commands/s.

@@ -1,5 +1,5 @@
 /**
- * MQTT bridge (issue #6): N emulated v3 vehicles publish metrics to the server's embedded broker;
+ * MQTT bridge (v3 vehicles over MQTT): N emulated v3 vehicles publish metrics to the server's embedded broker;
  * the bridge renders them as v2 records, which `GET /api/status/<id>` reads back.
  *
  * The vehicles are lean `mqtt` clients (not the full emulator), one connection per vehicle as a
