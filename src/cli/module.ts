@@ -1,10 +1,13 @@
 /**
- * `vts module`: runs one or many emulated OVMS v3 vehicle modules until SIGTERM or SIGINT. Each
- * module connects to a vts (or any OVMS v2) server as a car, and/or to an MQTT broker as a v3
- * module, and answers commands; see src/module/module.ts.
+ * `vts module`: runs one or many emulated OVMS v3 vehicle modules until SIGTERM or SIGINT (then
+ * stops them and exits 0). Each module connects to a vts (or any OVMS v2) server as a car, and/or
+ * to an MQTT broker as a v3 module, and answers commands; see src/module/module.ts. Like a real
+ * module it never gives up on a server: a refused or failed connection is logged (warn) and
+ * retried with back-off (src/module/links/backoff.ts), and the process stays up meanwhile.
  */
 import type { Command } from 'commander';
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import { addConfigFileOption, addConfigOption, parseCount, parseLogLevel, parsePort, resolveOptions } from '../config.js';
 import { VtsError } from '../errors.js';
 import { createLogger } from '../log.js';
@@ -32,6 +35,8 @@ interface ModuleCliOptions {
   sshPort: number;
   sshAuthorizedKeys?: string;
   stateDir: string;
+  reconnectMin: number;
+  reconnectMax?: number;
   logLevel: string;
 }
 
@@ -64,6 +69,46 @@ function parseLinks(value: string): string {
   return value;
 }
 
+function parseSeconds(value: string): number {
+  const n = Number(value);
+  if (!(n > 0 && n <= 86_400)) throw new VtsError('VTS_ERR_CONFIG', `not a number of seconds > 0 and ≤ 86400: ${value}`);
+  return n;
+}
+
+/** The option errors of a link set: each option is required by the links that use it, and says so. */
+function checkLinkOptions(o: ModuleCliOptions, links: Set<string>): void {
+  if (links.has('v2') && !o.password) {
+    throw new VtsError('VTS_ERR_CONFIG', "--password (or VTS_PASSWORD), the vehicle's server password, is required with the v2 link");
+  }
+  const keyed = ['http', 'ssh'].filter((l) => links.has(l));
+  if (keyed.length > 0 && !o.apikey) {
+    const which = keyed.length === 2 ? 'the http and ssh links' : `the ${keyed[0]!} link`;
+    throw new VtsError('VTS_ERR_CONFIG', `--apikey (or VTS_APIKEY), the modules' admin password, is required with ${which}`);
+  }
+  if (links.has('ssh') && !o.sshAuthorizedKeys) {
+    throw new VtsError('VTS_ERR_CONFIG', '--ssh-authorized-keys (or VTS_SSH_AUTHORIZED_KEYS) is required with the ssh link');
+  }
+  if (links.has('mqtt') && !o.mqttUser) {
+    throw new VtsError('VTS_ERR_CONFIG', "--mqtt-user (or VTS_MQTT_USER), the vehicle owner's user name, is required with the mqtt link");
+  }
+  if (links.has('mqtt') && o.mqttPrefix !== undefined && o.count > 1) {
+    throw new VtsError('VTS_ERR_CONFIG', '--mqtt-prefix would put every module under one prefix: use it with --count 1');
+  }
+  if (o.reconnectMax !== undefined && o.reconnectMax < o.reconnectMin) {
+    throw new VtsError('VTS_ERR_CONFIG', `--reconnect-max (${o.reconnectMax} s) must not be below --reconnect-min (${o.reconnectMin} s)`);
+  }
+}
+
+/** The broker URL without user and password (for the log). */
+function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return '(not a URL)';
+  }
+}
+
 function parseSpeedup(value: string): number {
   const n = Number(value);
   if (!(n > 0 && n <= 10_000)) throw new VtsError('VTS_ERR_CONFIG', `speedup must be > 0 and ≤ 10000: ${value}`);
@@ -86,8 +131,8 @@ export function registerModule(program: Command): void {
   addConfigOption(cmd, '--id <vehicleid>', 'vehicle id (with --count 1)', { default: 'EMU0001' });
   addConfigOption(cmd, '--count <n>', 'number of modules to run', { default: 1, parse: parseCount });
   addConfigOption(cmd, '--id-prefix <prefix>', 'with --count > 1: vehicle ids are <prefix>0001 and up', { default: 'EMU' });
-  addConfigOption(cmd, '--password <carpass>', 'the vehicle(s) server password (required)');
-  addConfigOption(cmd, '--apikey <password>', "the modules' admin password (module HTTP and SSH links)");
+  addConfigOption(cmd, '--password <carpass>', "the vehicles' server password (required with the v2 link)");
+  addConfigOption(cmd, '--apikey <password>', "the modules' admin password (required with the http and ssh links)");
   addConfigOption(cmd, '--seed <n>', 'simulation seed (module k uses seed + k)', { default: 1, parse: parseCount });
   addConfigOption(cmd, '--speedup <n>', 'run the module clock n times faster than real time', { default: 1, parse: parseSpeedup });
   addConfigOption(cmd, '--interval-connected <s>', 'S/D update interval while apps are connected', { default: 60, parse: parseCount });
@@ -106,25 +151,22 @@ export function registerModule(program: Command): void {
   });
   addConfigOption(cmd, '--ssh-port <port>', 'module SSH server; module k listens on port + k (0 = any)', { default: 22, parse: parsePort });
   addConfigOption(cmd, '--ssh-authorized-keys <file>', 'OpenSSH authorized_keys file of the SSH link (required with ssh)');
+  addConfigOption(cmd, '--reconnect-min <s>', 'first retry delay (seconds) of the v2 and mqtt links; it doubles with each failure, less a random 0–20 %', {
+    default: 1,
+    parse: parseSeconds,
+  });
+  addConfigOption(cmd, '--reconnect-max <s>', 'longest retry delay (seconds) of the v2 and mqtt links (default 60, or --reconnect-min when larger)', {
+    parse: parseSeconds,
+  });
   addConfigOption(cmd, '--state-dir <dir>', 'folder for the modules\' state (SSH host keys)', { default: './module-state' });
   addConfigOption(cmd, '--log-level <level>', 'fatal, error, warn, info, debug, trace or silent', { default: 'info', parse: parseLogLevel });
 
   cmd.action(async () => {
     const o = resolveOptions<ModuleCliOptions>(cmd);
-    if (!o.password) throw new VtsError('VTS_ERR_CONFIG', '--password (or VTS_PASSWORD) is required');
     if (o.count < 1) throw new VtsError('VTS_ERR_CONFIG', '--count must be at least 1');
+    const links = new Set(o.links.split(',').map((s) => s.trim()).filter((s) => s !== ''));
+    checkLinkOptions(o, links);
     const log = createLogger(o.logLevel);
-    const links = new Set(o.links.split(',').map((s) => s.trim()));
-    if ((links.has('http') || links.has('ssh')) && !o.apikey) {
-      throw new VtsError('VTS_ERR_CONFIG', '--apikey (the modules\' admin password) is required with the http and ssh links');
-    }
-    if (links.has('ssh') && !o.sshAuthorizedKeys) throw new VtsError('VTS_ERR_CONFIG', '--ssh-authorized-keys is required with the ssh link');
-    if (links.has('mqtt') && !o.mqttUser) {
-      throw new VtsError('VTS_ERR_CONFIG', "--mqtt-user (the vehicle owner's user name) is required with the mqtt link");
-    }
-    if (links.has('mqtt') && o.mqttPrefix !== undefined && o.count > 1) {
-      throw new VtsError('VTS_ERR_CONFIG', '--mqtt-prefix would put every module under one prefix: use it with --count 1');
-    }
     const portFor = (base: number, k: number): number => (base === 0 ? 0 : base + k);
     const server = parseServer(o.server);
     const ids =
@@ -134,10 +176,11 @@ export function registerModule(program: Command): void {
         new EmulatedModule({
           id,
           seed: o.seed + k,
-          carPassword: o.password!,
+          carPassword: o.password ?? '',
           adminPassword: o.apikey ?? '',
           speedup: o.speedup,
           intervals: { connected: o.intervalConnected, idle: o.intervalIdle },
+          reconnect: { minMs: Math.round(o.reconnectMin * 1000), maxMs: Math.round((o.reconnectMax ?? Math.max(60, o.reconnectMin)) * 1000) },
           http: links.has('http') ? { port: portFor(o.httpPort, k) } : undefined,
           ssh: links.has('ssh')
             ? {
@@ -155,19 +198,55 @@ export function registerModule(program: Command): void {
           log,
         }),
     );
-    for (const m of modules) await m.start();
-    log.info({ modules: ids.length, server: o.server, mqtt: links.has('mqtt') ? o.mqtt : undefined, links: [...links] }, 'modules started');
-    const ports = modules.map((m) => ({ id: m.opts.id, http: m.ports.http, ssh: m.ports.ssh }));
-    process.stdout.write(JSON.stringify({ event: 'started', modules: ports }) + '\n');
-
-    await new Promise<void>((resolve) => {
-      const stop = (signal: string): void => {
-        log.info({ signal }, 'stopping modules');
-        setTimeout(() => process.exit(1), 5000).unref();
-        void Promise.all(modules.map((m) => m.stop())).then(() => resolve());
-      };
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
+    const mqttUrl = links.has('mqtt') ? withoutCredentials(o.mqtt) : undefined;
+    await runUntilSignal(modules, log, () => {
+      log.info({ modules: ids.length, server: links.has('v2') ? o.server : undefined, mqtt: mqttUrl, links: [...links] }, 'modules started');
+      const ports = modules.map((m) => ({ id: m.opts.id, http: m.ports.http, ssh: m.ports.ssh }));
+      process.stdout.write(JSON.stringify({ event: 'started', modules: ports }) + '\n');
     });
   });
+}
+
+/**
+ * Starts the modules, calls `started`, and runs them until SIGTERM or SIGINT (one that comes
+ * during the start is served once the start is done); then stops them and returns. The links'
+ * retry timers do not hold the process (a program that embeds modules decides how long it runs),
+ * so a referenced keep-alive handle does, from the start until the modules are stopped: a module
+ * waiting to reconnect keeps running. A second signal while stopping ends the process at once.
+ */
+async function runUntilSignal(modules: EmulatedModule[], log: Logger, started: () => void): Promise<void> {
+  const keepAlive = setInterval(() => undefined, 2 ** 31 - 1);
+  let signalled: (signal: NodeJS.Signals) => void = () => undefined;
+  const signal = new Promise<NodeJS.Signals>((resolve) => (signalled = resolve));
+  const onSignal = (s: NodeJS.Signals): void => {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    signalled(s);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  const stopAll = async (): Promise<void> => {
+    const results = await Promise.allSettled(modules.map((m) => m.stop()));
+    for (const r of results) if (r.status === 'rejected') log.error({ err: r.reason as unknown }, 'a module failed to stop');
+  };
+  try {
+    for (const m of modules) await m.start();
+  } catch (err) {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    clearInterval(keepAlive);
+    await stopAll(); // the modules started before (their HTTP/SSH listeners) must not hold the process
+    throw err;
+  }
+  started();
+  const s = await signal;
+  log.info({ signal: s }, 'stopping modules');
+  const hung = setTimeout(() => {
+    log.error({ signal: s }, 'the modules did not stop within 5 s');
+    process.exit(1);
+  }, 5000).unref();
+  await stopAll();
+  clearTimeout(hung);
+  clearInterval(keepAlive);
+  log.info({ signal: s }, 'modules stopped');
 }

@@ -42,6 +42,11 @@ export interface ModuleOptions {
   http?: { host?: string; port: number };
   /** The module SSH server; none: off. */
   ssh?: { host?: string; port: number; authorizedKeysFile: string; hostKeyFile: string };
+  /**
+   * Reconnect back-off of the server links (v2 and mqtt; real ms): first delay (default 1000),
+   * cap (default 60000), see links/backoff.ts. The mqtt link's own `minBackoffMs`/`maxBackoffMs` win.
+   */
+  reconnect?: { minMs?: number; maxMs?: number };
   /** S/D update intervals of the v2 link (seconds of module time). */
   intervals?: { connected: number; idle: number };
   home?: Point;
@@ -123,10 +128,13 @@ export class EmulatedModule implements ModuleServices, LinkHost {
           password: opts.carPassword,
           intervalConnected: opts.intervals?.connected,
           intervalIdle: opts.intervals?.idle,
+          minBackoffMs: opts.reconnect?.minMs,
+          maxBackoffMs: opts.reconnect?.maxMs,
         })
       : null;
     this.mqtt = opts.mqtt
       ? new MqttLink(this, {
+          ...(opts.reconnect ? { minBackoffMs: opts.reconnect.minMs, maxBackoffMs: opts.reconnect.maxMs } : {}),
           ...opts.mqtt,
           vehicleId: opts.id,
           clock: this.clock,

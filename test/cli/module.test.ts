@@ -1,29 +1,17 @@
 /**
  * `vts module` as a real child process: it starts the emulated modules, prints one JSON line with
- * their ids and ports, connects them to a real server as cars, serves `/api/execute`, refuses
- * incomplete options with a clear message, and stops on SIGTERM with exit 0.
+ * their ids and ports, connects them to a real server as cars (or over MQTT only, without a car
+ * password), serves `/api/execute`, refuses incomplete options with a message that names the link
+ * that needs the option, and stops on SIGTERM with exit 0. Reconnecting: module-reconnect.test.ts.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { vtsModule } from '../module/module-cli.js';
 import { eventually } from '../mp/helpers.js';
 import { startTestServer } from '../support/server.js';
-
-const MAIN = new URL('../../src/cli/main.ts', import.meta.url).pathname;
-
-function vtsModule(args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'module', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  createInterface({ input: child.stdout }).on('line', (l) => stdout.push(l));
-  createInterface({ input: child.stderr }).on('line', (l) => stderr.push(l));
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, stdout, stderr, exit };
-}
 
 test('two modules connect as cars, serve /api/execute, and stop on SIGTERM', async (t) => {
   const srv = await startTestServer();
@@ -43,14 +31,13 @@ test('two modules connect as cars, serve /api/execute, and stop on SIGTERM', asy
   t.after(() => {
     if (m.child.exitCode === null) m.child.kill('SIGKILL');
   });
-  const line = await eventually(() => m.stdout[0], `the started line (stderr: ${m.stderr.join('\n')})`, 30_000);
-  const started = JSON.parse(line) as { event: string; modules: { id: string; http: number; ssh: null }[] };
+  const started = await m.started();
   assert.equal(started.event, 'started');
   assert.deepEqual(started.modules.map((x) => x.id), ['EMU0001', 'EMU0002']);
   assert.ok(started.modules.every((x) => typeof x.http === 'number' && x.http > 0 && x.ssh === null));
 
   await eventually(() => (srv.server.hub.counts('EMU0002').net === 1 ? true : undefined), 'EMU0002 connected', 15_000);
-  const r = await fetch(`http://127.0.0.1:${started.modules[0]!.http}/api/execute?apikey=adminpw&command=${encodeURIComponent('echo hello')}`);
+  const r = await fetch(`http://127.0.0.1:${started.modules[0]!.http!}/api/execute?apikey=adminpw&command=${encodeURIComponent('echo hello')}`);
   assert.equal(r.status, 200);
   assert.equal(await r.text(), 'hello\n');
 
@@ -59,14 +46,38 @@ test('two modules connect as cars, serve /api/execute, and stop on SIGTERM', asy
   await eventually(() => (srv.server.hub.counts('EMU0001').net === 0 ? true : undefined), 'EMU0001 gone');
 });
 
-test('missing options give a clear error and a non-zero exit', async () => {
-  const noPassword = vtsModule(['--log-level', 'silent']);
-  assert.notEqual(await noPassword.exit, 0);
-  assert.match(noPassword.stderr.join('\n'), /--password/);
-  const noKey = vtsModule(['--password', 'x', '--links', 'v2,http']);
-  assert.notEqual(await noKey.exit, 0);
-  assert.match(noKey.stderr.join('\n'), /--apikey/);
-  const badLink = vtsModule(['--password', 'x', '--links', 'v2,telepathy']);
-  assert.notEqual(await badLink.exit, 0);
-  assert.match(badLink.stderr.join('\n'), /unknown link telepathy/);
+test('the mqtt link alone needs no car password (README: "Try it"), and SIGTERM exits 0', async (t) => {
+  const srv = await startTestServer({ mqtt: { port: 0, tlsPort: null, wsPort: null } });
+  t.after(() => srv.close());
+  const owner = await srv.addUser('demo', 'demopass');
+  await srv.addVehicle('DEMO1', owner, 'NETPASS');
+  const m = vtsModule(
+    ['--id', 'DEMO1', '--links', 'mqtt', '--mqtt', `mqtt://127.0.0.1:${srv.server.ports.mqtt!}`, '--mqtt-user', 'demo', '--mqtt-password', 'demopass'],
+    t,
+  );
+  await m.started();
+  await eventually(() => (srv.server.hub.link('DEMO1')?.v3 ? true : undefined), 'DEMO1 on the v3 link', 30_000);
+  assert.equal(srv.server.hub.link('DEMO1')?.car ?? null, null, 'no v2 link');
+  m.child.kill('SIGTERM');
+  assert.equal(await m.exit, 0);
+});
+
+test('a missing option is an error that names the link needing it; options of unused links are not required', async () => {
+  const failures: [string[], RegExp][] = [
+    [[], /--password \(or VTS_PASSWORD\), the vehicle's server password, is required with the v2 link/],
+    [['--links', 'mqtt,v2', '--mqtt-user', 'u'], /--password .* is required with the v2 link/],
+    [['--password', 'x', '--links', 'v2,http'], /--apikey .* is required with the http link/],
+    [['--links', 'ssh', '--ssh-authorized-keys', '/dev/null'], /--apikey .* is required with the ssh link/],
+    [['--password', 'x', '--links', 'v2,http,ssh'], /--apikey .* is required with the http and ssh links/],
+    [['--links', 'ssh', '--apikey', 'k'], /--ssh-authorized-keys .* is required with the ssh link/],
+    [['--links', 'mqtt'], /--mqtt-user .* is required with the mqtt link/],
+    [['--password', 'x', '--links', 'v2,telepathy'], /unknown link telepathy/],
+    [['--password', 'x', '--reconnect-min', '5', '--reconnect-max', '2'], /--reconnect-max \(2 s\) must not be below --reconnect-min \(5 s\)/],
+    [['--password', 'x', '--reconnect-min', '0'], /reconnect-min/],
+  ];
+  for (const [args, message] of failures) {
+    const p = vtsModule(['--log-level', 'silent', ...args]);
+    assert.notEqual(await p.exit, 0, args.join(' '));
+    assert.match(p.stderr.join('\n'), message, args.join(' '));
+  }
 });

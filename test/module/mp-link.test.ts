@@ -2,8 +2,9 @@
  * The emulator's v2 link against a real `vts serve` (real sockets, real SQLite): the module logs in
  * as a car, its records are stored and reach an app client, commands round-trip (command 7 output
  * with CR line breaks and `;` for commas, vehicle actions that change the next records), a long
- * command blocks the link like the module's single network task, and the module reconnects after
- * the server restarts.
+ * command blocks the link like the module's single network task, the module reconnects after
+ * the server restarts, and with nothing listening it retries with back-off, says why in
+ * `server v2 status` and logs each failure at warn level.
  */
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +14,7 @@ import { MpClient, type MpMessage } from '../../src/mp-client/mp-client.js';
 import { EmulatedModule } from '../../src/module/module.js';
 import { startServer } from '../../src/server.js';
 import { eventually } from '../mp/helpers.js';
+import { freePort } from './module-cli.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const quiet = createLogger('silent', new Writable({ write: (_c, _e, cb) => cb() }));
@@ -133,4 +135,39 @@ test('the module reconnects after the server restarts', async (t) => {
   t.after(() => again.close());
   await eventually(() => (mod.v2?.connected ? true : undefined), 'the module logs in again', 15_000);
   await eventually(() => (again.hub.counts('EMU0001').net === 1 ? true : undefined), 'the server sees the car');
+});
+
+test('nothing listening: the v2 link says why it waits and when it retries, logs each failure at warn, and stops on stop()', async (t) => {
+  const port = await freePort();
+  const lines: Record<string, unknown>[] = [];
+  const log = createLogger('info', new Writable({ write: (c: Buffer, _e, cb) => (lines.push(...c.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>)), cb()) }));
+  const mod = new EmulatedModule({
+    id: 'EMU0009',
+    seed: 1,
+    carPassword: 'Car-Secret',
+    adminPassword: 'admin',
+    server: { host: '127.0.0.1', port },
+    reconnect: { minMs: 50, maxMs: 200 },
+    log,
+  });
+  t.after(() => mod.stop());
+  await mod.start();
+  const failed = await eventually(() => {
+    const f = lines.filter((l) => l.msg === 'v2 link connection failed');
+    return f.length >= 3 ? f : undefined;
+  }, 'three failed attempts');
+  for (const l of failed) {
+    assert.equal(l.level, 40, 'warn');
+    assert.equal(l.code, 'MP_CONNECT_FAILED');
+    assert.match(String(l.reason), /ECONNREFUSED/);
+    assert.ok(typeof l.retryInMs === 'number' && l.retryInMs <= 200, 'the delay, capped');
+  }
+  const out = await eventually(async () => {
+    const s = await mod.runner.execute('server v2 status');
+    return s.startsWith('State: Waiting') ? s : undefined;
+  }, 'the waiting state');
+  assert.match(out, /^State: Waiting\n {7}Error: Connection failed\. Retrying in [01] second\(s\)\n$/);
+  assert.ok(!lines.some((l) => JSON.stringify(l).includes('Car-Secret')), 'no password in a log line');
+  await mod.stop();
+  assert.equal(await mod.runner.execute('server v2 status'), 'OVMS v2 server has not been started\n');
 });

@@ -551,8 +551,10 @@ for (const [code, detail] of [
   [5, 'Authentication error (wrong user/password/client ID)'],
   [3, 'Server temporarily unavailable'],
 ] as const) {
-  test(`a login refused with code ${code}: "${detail}", retried`, async (t) => {
+  test(`a login refused with code ${code}: "${detail}", retried with back-off, logged at warn with the reason`, async (t) => {
     const logins: { clientId: string; username: string | undefined; password: string | undefined }[] = [];
+    const lines: string[] = [];
+    const log = createLogger('info', new Writable({ write: (c: Buffer, _e, cb) => (lines.push(...c.toString().split('\n').filter(Boolean)), cb()) }));
     const broker = await startAedes((a) => {
       a.authenticate = (client, username, password, done) => {
         logins.push({ clientId: client.id, username, password: password?.toString() });
@@ -564,8 +566,8 @@ for (const [code, detail] of [
       seed: 1,
       carPassword: 'x',
       adminPassword: 'admin',
-      mqtt: { url: `mqtt://127.0.0.1:${broker.port}`, username: 'owner', password: 'wrong', retryConnectMs: 50 },
-      log: quiet,
+      mqtt: { url: `mqtt://127.0.0.1:${broker.port}`, username: 'owner', password: 'Wrong-Secret', minBackoffMs: 50, maxBackoffMs: 100 },
+      log,
     });
     t.after(async () => {
       await mod.stop();
@@ -573,13 +575,21 @@ for (const [code, detail] of [
     });
     await mod.start();
     await eventually(() => (logins.length >= 2 ? true : undefined), 'a second attempt');
-    assert.deepEqual(logins[0], { clientId: 'MQAUTH', username: 'owner', password: 'wrong' });
+    assert.deepEqual(logins[0], { clientId: 'MQAUTH', username: 'owner', password: 'Wrong-Secret' });
     const status = await eventually(() => {
       const s = mod.linkStatus('v3');
       return s.state.startsWith('Waiting to reconnect') ? s : undefined;
     }, 'the retry state');
     assert.equal(status.detail, detail);
     assert.equal(mod.mqtt?.connected, false);
+    const failed = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'v3 link login failed');
+    assert.ok(failed.length >= 1);
+    assert.deepEqual(
+      { level: failed[0]!.level, refused: failed[0]!.refused, reason: failed[0]!.reason, broker: failed[0]!.broker },
+      { level: 40, refused: code, reason: `Connection refused: ${code === 5 ? 'Not authorized' : 'Server unavailable'}`, broker: `mqtt://127.0.0.1:${broker.port}` },
+    );
+    assert.ok(typeof failed[0]!.retryInMs === 'number' && failed[0]!.retryInMs <= 100, 'the delay within the back-off');
+    assert.ok(!lines.some((l) => l.includes('Wrong-Secret')), 'no password in a log line');
   });
 }
 

@@ -8,7 +8,9 @@
  *   rises;
  * - answers commands `C` (mp-commands.ts), pings `A`; sends notifications as `P` and the trip log
  *   as an `h` historical record;
- * - reconnects with back-off (1 s doubling to 60 s) after a drop.
+ * - never gives up: after a failed connect, a refused login or a drop it retries with the capped,
+ *   jittered back-off of backoff.ts (by default 0.8–1 s, doubling up to 48–60 s), logging each
+ *   failure at warn level with its reason and the delay.
  *
  * Everything the link does (sending, answering) runs on one queue, the module's single network
  * task: a long command (`sleep 30` through command 7) holds everything else up, as on a module.
@@ -16,8 +18,9 @@
 import type tls from 'node:tls';
 import { renderRecords } from '../../core/metrics/v2-records.js';
 import { encodeText } from '../../core/mp/command.js';
-import { MpClient } from '../../mp-client/mp-client.js';
+import { isMpClientError, MpClient, type MpCloseInfo } from '../../mp-client/mp-client.js';
 import type { LinkStatus, Notification } from '../console/services.js';
+import { Backoff, secondsLeft } from './backoff.js';
 import type { LinkHost } from './host.js';
 import { answerCommand } from './mp-commands.js';
 
@@ -31,9 +34,11 @@ export interface MpLinkOptions {
   /** Seconds between S/D updates with apps connected (default 60) and without (default 600). */
   intervalConnected?: number;
   intervalIdle?: number;
-  /** Reconnect back-off (ms). */
+  /** Reconnect back-off (ms): the first delay (default 1000) and the cap (default 60000); see backoff.ts. */
   minBackoffMs?: number;
   maxBackoffMs?: number;
+  /** Random source of the back-off's jitter (default Math.random). */
+  random?: () => number;
 }
 
 const PERIODIC = new Set(['S', 'D']);
@@ -51,6 +56,31 @@ function keyOf(code: string, data: string): string {
 }
 const NOTIFICATION_CODES: Partial<Record<Notification['type'], string>> = { info: 'I', alert: 'A', error: 'E' };
 
+/** A failed connect or login: the status text, the log message and the reason (no secret in any). */
+function failure(err: unknown): { status: string; message: string; code?: string; reason: string } {
+  const reason = err instanceof Error ? err.message : String(err);
+  if (!isMpClientError(err)) return { status: 'Error: Connection failed', message: 'v2 link connection failed', reason };
+  switch (err.code) {
+    case 'MP_CONNECT_FAILED':
+      return { status: 'Error: Connection failed', message: 'v2 link connection failed', code: err.code, reason };
+    case 'MP_LOGIN_CLOSED':
+      // the server refuses a login by closing the connection, without saying why (mp-protocol.md)
+      return {
+        status: 'Error: Login refused by the server (wrong vehicle id or password?)',
+        message: 'v2 link login failed',
+        code: err.code,
+        reason: `${reason} (the server refuses a wrong vehicle id or password this way)`,
+      };
+    case 'MP_LOGIN_REJECTED':
+      // without the server's reply (its token and digest)
+      return { status: 'Error: Server authentication failed', message: 'v2 link login failed', code: err.code, reason: reason.replace(/; got .*$/s, '') };
+    case 'MP_LOGIN_TIMEOUT':
+      return { status: 'Error: No answer from the server', message: 'v2 link login failed', code: err.code, reason };
+    default:
+      return { status: 'Error: Connection failed', message: 'v2 link connection failed', code: err.code, reason };
+  }
+}
+
 export class MpLink {
   private client: MpClient | null = null;
   private running = false;
@@ -59,7 +89,11 @@ export class MpLink {
   private task: Promise<void> = Promise.resolve();
   private readonly sent = new Map<string, string>();
   private lastPeriodic = 0;
-  private backoffMs: number;
+  private readonly backoff: Backoff;
+  /** The status text of the last failure and when the retry is due (epoch ms), while waiting. */
+  private waiting: { reason: string; deadline: number } | null = null;
+  /** Counts start()s, so that a connect still in flight from an earlier run is dropped. */
+  private generation = 0;
   private retryTimer: NodeJS.Timeout | null = null;
   private tickTimer: NodeJS.Timeout | null = null;
   private readonly features = new Map<number, string>();
@@ -71,10 +105,12 @@ export class MpLink {
     private readonly host: LinkHost,
     private readonly opts: MpLinkOptions,
   ) {
-    this.backoffMs = opts.minBackoffMs ?? 1000;
+    this.backoff = new Backoff({ minMs: opts.minBackoffMs, maxMs: opts.maxBackoffMs, random: opts.random });
   }
 
   status(): LinkStatus {
+    const w = this.waiting;
+    if (w && this.running) return { started: true, state: 'Waiting', detail: `${w.reason}. Retrying in ${secondsLeft(w.deadline)} second(s)` };
     return { ...this.state };
   }
 
@@ -85,6 +121,8 @@ export class MpLink {
   start(): boolean {
     if (this.running) return false;
     this.running = true;
+    this.generation++;
+    this.backoff.reset();
     this.unsubscribe = this.host.onNotification((n) => this.enqueue(() => this.notify(n)));
     this.state = { started: true, state: 'Connecting', detail: `Connecting to ${this.opts.host}:${this.opts.port}` };
     void this.connect();
@@ -94,9 +132,11 @@ export class MpLink {
   async stop(): Promise<boolean> {
     if (!this.running) return false;
     this.running = false;
+    this.waiting = null;
     this.unsubscribe?.();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.tickTimer) clearInterval(this.tickTimer);
+    this.retryTimer = this.tickTimer = null;
     const c = this.client;
     this.client = null;
     await c?.close();
@@ -120,6 +160,10 @@ export class MpLink {
   private async connect(): Promise<void> {
     if (!this.running) return;
     const o = this.opts;
+    const generation = this.generation;
+    this.retryTimer = null;
+    this.waiting = null;
+    this.state = { started: true, state: 'Connecting', detail: `Connecting to ${o.host}:${o.port}` };
     try {
       const client = await MpClient.connect({
         host: o.host,
@@ -132,44 +176,53 @@ export class MpLink {
         password: o.password,
         buffer: false,
       });
-      if (!this.running) {
+      if (!this.running || generation !== this.generation) {
         await client.close();
         return;
       }
       this.client = client;
-      this.backoffMs = o.minBackoffMs ?? 1000;
+      this.backoff.reset();
       this.state = { started: true, state: 'Connected', detail: 'OVMS V2 login successful, and crypto channel established' };
       this.host.log.info({ vehicle: o.vehicleId, server: `${o.host}:${o.port}` }, 'v2 link connected');
       this.host.setPeers('v2', 0, true);
       client.on('message', (m) => this.enqueue(() => this.onMessage(m.code, m.data)));
-      client.on('close', () => this.onClose(client));
+      client.on('close', (info) => this.onClose(client, info));
       this.sent.clear();
       this.enqueue(() => this.sendRecords(true));
       this.tickTimer = setInterval(() => this.enqueue(() => this.tick()), 1000);
       this.tickTimer.unref();
     } catch (err) {
-      this.host.log.info({ err: (err as Error).message, vehicle: o.vehicleId }, 'v2 link login failed');
-      this.scheduleRetry();
+      if (!this.running || generation !== this.generation) return;
+      const f = failure(err);
+      const delay = this.scheduleRetry(f.status);
+      this.host.log.warn({ link: 'v2', vehicle: o.vehicleId, server: `${o.host}:${o.port}`, code: f.code, reason: f.reason, retryInMs: delay }, f.message);
     }
   }
 
-  private onClose(client: MpClient): void {
+  private onClose(client: MpClient, info: MpCloseInfo): void {
     if (this.client !== client) return;
     this.client = null;
     if (this.tickTimer) clearInterval(this.tickTimer);
     this.apps = 0;
     this.host.setPeers('v2', 0, false);
     if (!this.running) return;
-    this.host.log.info({ vehicle: this.opts.vehicleId }, 'v2 link dropped');
-    this.scheduleRetry();
+    const delay = this.scheduleRetry('Disconnected from OVMS Server V2');
+    const reason = info.error?.message ?? 'closed by the server';
+    this.host.log.warn({ link: 'v2', vehicle: this.opts.vehicleId, server: `${this.opts.host}:${this.opts.port}`, reason, retryInMs: delay }, 'v2 link dropped');
   }
 
-  private scheduleRetry(): void {
-    if (!this.running) return;
-    this.state = { started: true, state: 'Waiting', detail: `Retrying in ${Math.round(this.backoffMs / 1000)} second(s)` };
-    this.retryTimer = setTimeout(() => void this.connect(), this.backoffMs);
+  /**
+   * Waits for the back-off's next delay, then connects again; returns the delay (ms). The timer
+   * is unreferenced: a program that embeds modules decides itself how long it runs (`vts module`
+   * holds the process until SIGTERM).
+   */
+  private scheduleRetry(reason: string): number {
+    const delay = this.backoff.next();
+    this.waiting = { reason, deadline: Date.now() + delay };
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => void this.connect(), delay);
     this.retryTimer.unref();
-    this.backoffMs = Math.min(this.opts.maxBackoffMs ?? 60_000, this.backoffMs * 2);
+    return delay;
   }
 
   private send(code: string, data: string): void {

@@ -19,7 +19,10 @@
  * - publishes notifications on `notify/<type>/<subtype>` (info, alert, error QoS 1; data QoS 2 one
  *   at a time), queued while offline and sent one a second after a reconnect; and, when given the
  *   module's event bus (`events`), every event on `event` and `event/<name>` (QoS 0);
- * - retries a failed connect or a refused login after 30 s, a dropped session after 60 s.
+ * - never gives up: a failed connect, a refused login (CONNACK code ≠ 0, after which mqtt.js
+ *   itself would not retry) and a dropped session are retried by the link (mqtt.js runs with
+ *   `reconnectPeriod: 0`) with the capped, jittered back-off of backoff.ts, not the firmware's
+ *   fixed 30 s / 60 s; each failure is logged at warn level with its reason and the delay.
  *
  * The tunables (update times, queue sizes, filters, `events.legacy_topic`, `retain.depth.limit`,
  * `updatetime.keepalive`) are read from the module config `server.v3` when used, with the
@@ -35,6 +38,7 @@ import { connect, type IClientOptions, type IPublishPacket, type MqttClient } fr
 import type { MetricSet } from '../../core/metrics/metric-set.js';
 import { metricPayload } from '../../core/metrics/payload.js';
 import type { LinkStatus, Notification } from '../console/services.js';
+import { Backoff } from './backoff.js';
 import type { LinkHost } from './host.js';
 
 /** The module's event bus, which LinkHost does not carry: events to publish, events to raise. */
@@ -61,9 +65,14 @@ export interface MqttLinkOptions {
   /** Delay before the first connect after start and its random jitter (ms); default 0 and 0 (firmware: 10 s + 0..5 s). */
   connectDelayMs?: number;
   connectJitterMs?: number;
-  /** Retry after a failed connect or a refused login (default 30 s), after a dropped session (default 60 s). */
+  /** Reconnect back-off (ms): the first delay (default 1000) and the cap (default 60000); see backoff.ts. */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** Older names of `minBackoffMs` (from fixed retry delays), used when it is not given. */
   retryConnectMs?: number;
   retryDropMs?: number;
+  /** Random source of the back-off's jitter (default Math.random). */
+  random?: () => number;
   /** Real clock in epoch ms for the 120 s client expiry (default Date.now; tests pass their own). */
   clock?: () => number;
 }
@@ -102,6 +111,16 @@ const MAX_PENDING = 100;
 const NOT_STARTED: LinkStatus = { started: false, state: 'Stopped', detail: 'OVMS v3 server has not been started' };
 
 const slashes = (s: string): string => s.replace(/\./g, '/');
+
+/** The broker URL without user and password, for log lines. */
+function brokerName(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return '(not a URL)';
+  }
+}
 
 /** Whether `name` matches a comma list of names with `*` only as first or last character (§3.1). */
 export function matchesList(list: string, name: string): boolean {
@@ -178,6 +197,8 @@ export class MqttLink {
   private readonly pendingData: Pending[] = [];
   private dataInFlight: Pending | null = null;
   private entryId = 0;
+  private readonly backoff: Backoff;
+  private readonly broker: string;
 
   constructor(
     private readonly host: LinkHost,
@@ -185,6 +206,9 @@ export class MqttLink {
   ) {
     this.prefix = opts.topicPrefix ?? (opts.vehicleId ? `ovms/${opts.username}/${opts.vehicleId}/` : `ovms/${opts.username}/`);
     this.clock = opts.clock ?? Date.now;
+    const minMs = opts.minBackoffMs ?? opts.retryConnectMs ?? opts.retryDropMs;
+    this.backoff = new Backoff({ minMs, maxMs: opts.maxBackoffMs, random: opts.random });
+    this.broker = brokerName(opts.url);
   }
 
   /** The state for `server v3 status` (§1.3). */
@@ -205,6 +229,7 @@ export class MqttLink {
   start(): boolean {
     if (this.running) return false;
     this.running = true;
+    this.backoff.reset();
     this.phase = 'network';
     this.detail = STATES.network;
     this.unsubscribe = [
@@ -302,15 +327,16 @@ export class MqttLink {
     try {
       c = connect(o.url, options);
     } catch (err) {
-      this.host.log.warn({ err: (err as Error).message, link: 'v3' }, 'v3 link cannot connect');
-      this.wait('retry', o.retryConnectMs ?? 30_000, 'Error: Connection failed');
+      this.retry('Error: Connection failed', 'v3 link connection failed', (err as Error).message);
       return;
     }
     this.client = c;
     let refused: number | undefined;
+    let reason: string | undefined;
     c.on('error', (err: Error & { code?: unknown }) => {
       if (typeof err.code === 'number') refused = err.code;
-      this.host.log.info({ err: err.message, link: 'v3', vehicle: o.vehicleId }, 'v3 link error');
+      reason = err.message; // e.g. "Connection refused: Not authorized", "connect ECONNREFUSED …"
+      this.host.log.debug({ err: err.message, link: 'v3', vehicle: o.vehicleId }, 'v3 link error');
     });
     c.stream.once('connect', () => {
       if (this.client === c && this.phase === 'connecting') {
@@ -319,16 +345,17 @@ export class MqttLink {
       }
     });
     c.on('connect', () => this.onLogin(c));
-    c.on('close', () => this.onClose(c, refused));
+    c.on('close', () => this.onClose(c, refused, reason));
     c.handleMessage = (packet, done) => this.onPublish(packet, done);
   }
 
   private onLogin(c: MqttClient): void {
     if (this.client !== c || !this.running) return;
     this.session = true;
+    this.backoff.reset();
     this.phase = 'connected';
     this.detail = 'OVMS V3 MQTT login successful';
-    this.host.log.info({ vehicle: this.opts.vehicleId, url: this.opts.url }, 'v3 link connected');
+    this.host.log.info({ vehicle: this.opts.vehicleId, broker: this.broker }, 'v3 link connected');
     this.clients.clear();
     this.peers = 0;
     this.host.setPeers('v3', 0, true);
@@ -343,7 +370,7 @@ export class MqttLink {
     });
   }
 
-  private onClose(c: MqttClient, refused: number | undefined): void {
+  private onClose(c: MqttClient, refused: number | undefined, reason: string | undefined): void {
     if (this.client !== c) return;
     this.client = null;
     const wasSession = this.session;
@@ -359,12 +386,18 @@ export class MqttLink {
       this.raise('server.v3.disconnected');
     }
     if (!this.running) return;
-    const o = this.opts;
-    this.host.log.info({ vehicle: o.vehicleId, refused, wasSession }, 'v3 link closed');
-    if (wasSession) this.wait('retry', o.retryDropMs ?? 60_000, 'Disconnected from OVMS Server V3');
-    else if (refused === 3) this.wait('retry', o.retryConnectMs ?? 30_000, 'Server temporarily unavailable');
-    else if (refused !== undefined) this.wait('retry', o.retryConnectMs ?? 30_000, 'Authentication error (wrong user/password/client ID)');
-    else this.wait('retry', o.retryConnectMs ?? 30_000, 'Error: Connection failed');
+    if (wasSession) this.retry('Disconnected from OVMS Server V3', 'v3 link dropped', reason ?? 'closed by the broker');
+    else if (refused !== undefined) {
+      const detail = refused === 3 ? 'Server temporarily unavailable' : 'Authentication error (wrong user/password/client ID)';
+      this.retry(detail, 'v3 link login failed', reason ?? `CONNACK return code ${refused}`, { refused });
+    } else this.retry('Error: Connection failed', 'v3 link connection failed', reason ?? 'closed before CONNACK');
+  }
+
+  /** Logs a failure (warn, with its reason: never a password) and waits for the back-off's next delay. */
+  private retry(detail: string, message: string, reason: string, extra: { refused?: number } = {}): void {
+    const delay = this.backoff.next();
+    this.host.log.warn({ link: 'v3', vehicle: this.opts.vehicleId, broker: this.broker, reason, ...extra, retryInMs: delay }, message);
+    this.wait('retry', delay, detail);
   }
 
   // --- the network task ---
