@@ -1,7 +1,7 @@
 /**
  * The emulator's v3 (MQTT) link against real brokers: an in-process aedes broker and the Mosquitto
- * of this machine at 127.0.0.1:1883 (anonymous; the CI script starts it, and the Mosquitto tests
- * fail, not skip, when it is not there). Each module connects through a small TCP proxy, so a test
+ * of this machine at 127.0.0.1:1883 (anonymous; without it the Mosquitto tests are skipped with one
+ * line, and fail under .ci/run, which starts it: test/support/services.ts). Each module connects through a small TCP proxy, so a test
  * can cut the connection as a network loss would. The module clock is a test clock that stands
  * still unless a test moves it, so the simulated car changes no metric behind the test's back.
  *
@@ -26,9 +26,9 @@ import { createLogger } from '../../src/log.js';
 import { matchesList, modifiedInterval, type NumberParam } from '../../src/module/links/mqtt-link.js';
 import { EmulatedModule, type ModuleOptions } from '../../src/module/module.js';
 import { eventually } from '../mp/helpers.js';
+import { MOSQUITTO_PORT, mosquitto, needs, requireServices } from '../support/services.js';
 
 const quiet = createLogger('silent', new Writable({ write: (_c, _e, cb) => cb() }));
-const MOSQUITTO_PORT = 1883;
 
 // --- brokers, proxy, observer ---
 
@@ -71,17 +71,7 @@ async function startAedes(setup?: (a: Aedes) => void): Promise<Broker> {
 }
 
 async function useMosquitto(): Promise<Broker> {
-  await new Promise<void>((resolve, reject) => {
-    const s = netConnect(MOSQUITTO_PORT, '127.0.0.1');
-    s.once('connect', () => {
-      s.destroy();
-      resolve();
-    });
-    s.once('error', (err) => {
-      const hint = 'start it (`mosquitto -d`, as .ci/run does): these tests need it';
-      reject(new Error(`Mosquitto is not reachable at 127.0.0.1:${MOSQUITTO_PORT} (${err.message}): ${hint}`));
-    });
-  });
+  await requireServices(mosquitto);
   return { port: MOSQUITTO_PORT, persistent: true, close: async () => undefined };
 }
 
@@ -302,8 +292,11 @@ async function command(o: Observer, prefix: string, rid: string, line: string, c
 
 // --- per broker ---
 
+const mosquittoSkip = await needs(mosquitto);
+
 for (const kind of ['aedes', 'mosquitto'] as const) {
-  test(`${kind}: every metric is retained under metric/<name with / for .> with its payload; s/v3/connected is yes`, async (t) => {
+  const skip = kind === 'mosquitto' ? mosquittoSkip : false;
+  test(`${kind}: every metric is retained under metric/<name with / for .> with its payload; s/v3/connected is yes`, { skip }, async (t) => {
     const f = await setup(t, kind);
     await online(f);
     const names = f.mod.metrics.names();
@@ -332,7 +325,7 @@ for (const kind of ['aedes', 'mosquitto'] as const) {
     assert.equal(await f.mod.runner.execute('server v3 status'), 'State: Connected\n       OVMS V3 MQTT login successful\n');
   });
 
-  test(`${kind}: the last will turns s/v3/connected to no on an unclean drop; the link waits, and reconnects on start`, async (t) => {
+  test(`${kind}: the last will turns s/v3/connected to no on an unclean drop; the link waits, and reconnects on start`, { skip }, async (t) => {
     const f = await setup(t, kind);
     await online(f);
     const o = await f.observer();
@@ -361,7 +354,7 @@ for (const kind of ['aedes', 'mosquitto'] as const) {
     assert.equal(f.mod.metrics.bool('s.v3.connected'), true);
   });
 
-  test(`${kind}: a command's output comes back on client/<id>/response/<n>, one command at a time`, async (t) => {
+  test(`${kind}: a command's output comes back on client/<id>/response/<n>, one command at a time`, { skip }, async (t) => {
     const f = await setup(t, kind);
     await online(f);
     const o = await f.observer();
@@ -396,7 +389,7 @@ for (const kind of ['aedes', 'mosquitto'] as const) {
     assert.ok(puback('a') < response('b'), 'command b ran after command a was acknowledged');
   });
 
-  test(`${kind}: clients announced on client/<id>/active count in s.v3.peers, leave with 0 and expire after 120 s`, async (t) => {
+  test(`${kind}: clients announced on client/<id>/active count in s.v3.peers, leave with 0 and expire after 120 s`, { skip }, async (t) => {
     const f = await setup(t, kind);
     await online(f);
     const o = await f.observer();
@@ -424,7 +417,7 @@ for (const kind of ['aedes', 'mosquitto'] as const) {
     assert.deepEqual([retained.payload, retained.retain], ['0', true]);
   });
 
-  test(`${kind}: notifications: run output on notify/info/cmd/<command>, alerts, data records at QoS 2`, async (t) => {
+  test(`${kind}: notifications: run output on notify/info/cmd/<command>, alerts, data records at QoS 2`, { skip }, async (t) => {
     const f = await setup(t, kind);
     await online(f);
     const o = await f.observer();
@@ -442,7 +435,7 @@ for (const kind of ['aedes', 'mosquitto'] as const) {
     assert.deepEqual([data.payload, data.qos], ['*-LOG-Test,1,86400,a,b', 2]);
   });
 
-  test(`${kind}: events go out on event (name) and event/<name with / for .> (empty); ticker events do not`, async (t) => {
+  test(`${kind}: events go out on event (name) and event/<name with / for .> (empty); ticker events do not`, { skip }, async (t) => {
     const f = await setup(t, kind);
     await online(f);
     const o = await f.observer();
@@ -466,7 +459,7 @@ for (const kind of ['aedes', 'mosquitto'] as const) {
     assert.ok(!after.includes('usr.test.new'), 'legacy topic off');
   });
 
-  test(`${kind}: request/config and request/metric are answered`, async (t) => {
+  test(`${kind}: request/config and request/metric are answered`, { skip }, async (t) => {
     const f = await setup(t, kind);
     await online(f);
     const o = await f.observer();
@@ -488,7 +481,7 @@ for (const kind of ['aedes', 'mosquitto'] as const) {
     await o.next(`${f.prefix}metric/m/net/mdm/model`, 'a metric matching m.net.mdm.*', (m) => !m.retain, from);
   });
 
-  test(`${kind}: changed metrics go out with the next modified pass, on update modified, priority and all`, async (t) => {
+  test(`${kind}: changed metrics go out with the next modified pass, on update modified, priority and all`, { skip }, async (t) => {
     const f = await setup(t, kind);
     await online(f);
     const o = await f.observer();

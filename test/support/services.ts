@@ -7,6 +7,7 @@
  *
  * Use it in a test's options: `test(name, { skip: await needs(mosquitto) }, fn)`.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { connectAsync } from 'mqtt';
 
@@ -47,6 +48,10 @@ export const chromium: ServiceCheck = async () =>
     ? null
     : `needs Chromium at ${CHROMIUM_PATH}: apt-get install chromium (or set VTS_CHROMIUM to its path; .ci/run installs it)`;
 
+/** The curl command (the README's HTTP examples use it). */
+export const curl: ServiceCheck = async () =>
+  spawnSync('curl', ['--version'], { stdio: 'ignore' }).status === 0 ? null : 'needs the curl command: apt-get install curl';
+
 /** The reason of the first missing service, memoised per check. */
 export async function missing(...checks: ServiceCheck[]): Promise<string | null> {
   for (const check of checks) {
@@ -72,5 +77,5 @@ export async function needs(...checks: ServiceCheck[]): Promise<string | false> 
 /** Throws the reason when a service is missing (for tests that run under REQUIRE_SERVICES). */
 export async function requireServices(...checks: ServiceCheck[]): Promise<void> {
   const why = await missing(...checks);
-  if (why !== null) throw new Error(`${why} (VTS_TEST_REQUIRE_SERVICES=1 turns this skip into a failure)`);
+  if (why !== null) throw new Error(`${why} (a failure, not a skip: VTS_TEST_REQUIRE_SERVICES=1)`);
 }
