@@ -171,7 +171,9 @@ test('live: hello, link and the stored records, then records, notifications and 
   await car.close();
   await eventually(() => (s.events.some((e) => e.event === 'link' && e.data.online === false) ? true : undefined), 'offline link event');
   // another user's vehicle, and no credentials
-  assert.equal((await h.request('/api/live/NOPE', { headers: { cookie } })).status, 403);
+  const refused = await h.request('/api/live/NOPE', { headers: { cookie } });
+  assert.equal(refused.status, 403);
+  assert.deepEqual(JSON.parse(refused.body), { error: 'VTS_ERR_UNKNOWN_VEHICLE', message: 'no such vehicle among yours' });
   assert.equal((await h.request('/api/live/DEMO1')).status, 401);
 });
 
@@ -185,26 +187,65 @@ test('history: series from S, D and L history and a trip from the odometer', asy
   await add('S', 0, '80.0,K,0,0,stopped,standard,300,280');
   await add('L', 0, l(48.1, 0));
   await add('D', 0, d(10000, 20));
-  await add('D', 60, d(10050, 21));
-  await add('L', 120, l(48.2, 12.5));
-  await add('D', 120, d(10123, 22));
-  await add('S', 130, '77.5,K,0,0,stopped,standard,290,270');
-  await add('D', 1000, d(10123, 21));
+  // 5 km in 5 minutes, 7.3 km in the next 5 minutes
+  await add('D', 300, d(10050, 21));
+  await add('L', 600, l(48.2, 12.5));
+  await add('D', 600, d(10123, 22));
+  await add('S', 610, '77.5,K,0,0,stopped,standard,290,270');
+  await add('D', 1500, d(10123, 21));
   const r = await h.asDemo(`/api/history/DEMO1?from=${t0 - 10}&to=${t0 + 2000}`);
   assert.equal(r.status, 200, r.body);
   const body = JSON.parse(r.body) as { series: Record<string, [number, number][]>; trips: Record<string, unknown>[]; units: string };
   assert.deepEqual(body.series.soc, [
     [t0, 80],
-    [t0 + 130, 77.5],
+    [t0 + 610, 77.5],
   ]);
   assert.deepEqual(body.series.range!.map((p) => p[1]), [280, 270]);
   assert.deepEqual(body.series.power!.map((p) => p[1]), [0, 12.5]);
   assert.deepEqual(body.series.tempBattery!.map((p) => p[1]), [20, 21, 22, 21]);
   assert.deepEqual(body.series.tempAmbient!.map((p) => p[1]), [12, 12, 12, 12]);
-  assert.deepEqual(body.trips, [{ start: t0, end: t0 + 120, distance: 12.3, from: { lat: 48.1, lon: 11.5 }, to: { lat: 48.2, lon: 11.5 }, socStart: 80, socEnd: 77.5 }]);
+  assert.deepEqual(body.trips, [{ start: t0, end: t0 + 600, distance: 12.3, from: { lat: 48.1, lon: 11.5 }, to: { lat: 48.2, lon: 11.5 }, socStart: 80, socEnd: 77.5 }]);
   assert.equal(body.units, 'K');
   assert.equal((await h.asDemo('/api/history/DEMO1?from=5&to=1')).status, 400);
-  assert.equal((await h.asDemo('/api/history/NOPE')).status, 403);
+  const refused = await h.asDemo('/api/history/NOPE');
+  assert.equal(refused.status, 403);
+  assert.equal((JSON.parse(refused.body) as { error: string }).error, 'VTS_ERR_UNKNOWN_VEHICLE');
+});
+
+test('history trips: an odometer that goes back or jumps further than the car can drive ends a trip and is not counted', async (t) => {
+  const h = await httpHarness(t);
+  const store = h.t.server.store;
+  const t0 = Math.floor(Date.now() / 1000) - 7200;
+  const add = (dt: number, odo: number) =>
+    store.addHistorical({ vehicleId: 'DEMO1', type: 'D', recordNumber: 0, time: t0 + dt, data: `0,0,4,20,25,20,0,${odo},0,0,12`, expires: t0 + 86400 }, true);
+  // 15 km in 10 minutes; the emulator restarts with another seed (9,059.8 km less); 2 km; a jump
+  // of 30,000 km in a minute (another restart); 1 km
+  for (const [dt, odo] of [
+    [0, 100_000],
+    [300, 100_075],
+    [600, 100_150],
+    [660, 9_552],
+    [720, 9_562],
+    [780, 9_572],
+    [840, 309_572],
+    [900, 309_577],
+    [960, 309_582],
+  ] as const) {
+    await add(dt, odo);
+  }
+  const r = await h.asDemo(`/api/history/DEMO1?from=${t0}&to=${t0 + 2000}`);
+  assert.equal(r.status, 200, r.body);
+  const body = JSON.parse(r.body) as { trips: { start: number; end: number; distance: number }[] };
+  assert.deepEqual(
+    body.trips.map((x) => [x.start - t0, x.end - t0, x.distance]),
+    [
+      [0, 600, 15],
+      [660, 780, 2],
+      [840, 960, 1],
+    ],
+  );
+  // records at exactly `from` count
+  assert.equal(body.trips[0]!.start, t0);
 });
 
 test('the dashboard: / is the built page (or a hint), /web/config.json has the tile settings', async (t) => {

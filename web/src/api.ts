@@ -15,17 +15,27 @@ import type {
   V2Body,
   WebConfig,
 } from './types';
+import { errorSentence } from './error-text';
 
 export class ApiError extends Error {
   constructor(
     /** HTTP status; 0 when the server could not be reached */
     readonly status: number,
-    /** `VTS_ERR_…` from a JSON error body, else `HTTP_<status>` */
+    /** `VTS_ERR_…` from a JSON error body, else `HTTP_<status>` (or `NETWORK`) */
     readonly code: string,
+    /** a sentence for the page (error-text.ts) */
     message: string,
+    /** the server's own words (the `message` of a JSON error body, or the text of the answer) */
+    readonly detail = '',
   ) {
     super(message);
     this.name = 'ApiError';
+  }
+
+  /** `HTTP 409 VTS_ERR_NOT_CONNECTED: vehicle not connected`, for a tooltip or a log. */
+  get technical(): string {
+    const head = this.status ? `HTTP ${this.status} ${this.code}` : this.code;
+    return this.detail ? `${head}: ${this.detail}` : head;
   }
 }
 
@@ -69,26 +79,6 @@ export function onUnauthorized(handler: () => void): void {
 
 const enc = encodeURIComponent;
 
-const STATUS_TEXT: Record<number, string> = {
-  400: 'The server refused the request as invalid.',
-  401: 'You are not signed in (or the session has ended).',
-  403: 'Not allowed.',
-  404: 'Not found.',
-  409: 'Conflict.',
-  429: 'Too many requests: the server is slowing this browser down. Try again in a minute.',
-  500: 'The server failed to answer (internal error).',
-  502: 'The vehicle sends encrypted (paranoid) records, which the dashboard cannot show.',
-  503: 'The server is busy; try again.',
-  504: 'No answer in time.',
-};
-
-function messageFor(status: number, text: string): string {
-  const t = text.trim();
-  // API v2 errors are one line of plain text ("Forbidden", "Authentication failed")
-  if (t && t.length < 200 && !t.startsWith('<')) return t;
-  return STATUS_TEXT[status] ?? `The server answered ${status}.`;
-}
-
 async function readBody(res: Response): Promise<unknown> {
   const text = await res.text();
   if (res.status === 204 || text === '') return undefined;
@@ -110,13 +100,17 @@ async function toError(res: Response): Promise<ApiError> {
     if (body && typeof body === 'object' && 'error' in body) {
       const { error, message } = body as { error: unknown; message?: unknown };
       const code = typeof error === 'string' ? error : `HTTP_${res.status}`;
-      const msg = typeof message === 'string' && message ? message : (STATUS_TEXT[res.status] ?? code);
-      return new ApiError(res.status, code, msg);
+      const detail = typeof message === 'string' ? message : '';
+      return new ApiError(res.status, code, errorSentence(res.status, code, detail), detail);
     }
   } catch {
     // plain text
   }
-  return new ApiError(res.status, `HTTP_${res.status}`, messageFor(res.status, text));
+  // API v2 errors are one line of plain text ("Forbidden", "Authentication failed")
+  const t = text.trim();
+  const detail = t.length < 200 && !t.startsWith('<') ? t : '';
+  const code = `HTTP_${res.status}`;
+  return new ApiError(res.status, code, errorSentence(res.status, code, detail), detail);
 }
 
 async function call<T>(path: string, opts: CallOptions = {}, retried = false): Promise<T> {
@@ -134,7 +128,7 @@ async function call<T>(path: string, opts: CallOptions = {}, retried = false): P
       cache: 'no-store',
     });
   } catch {
-    throw new ApiError(0, 'NETWORK', 'The server cannot be reached. Check the connection and try again.');
+    throw new ApiError(0, 'NETWORK', errorSentence(0, 'NETWORK'));
   }
   if (res.ok) return (await readBody(res)) as T;
   const err = await toError(res);
@@ -185,7 +179,7 @@ export async function signIn(username: string, password: string): Promise<Sessio
     return adopt(await call<SessionInfo>('/api/session', { method: 'POST', json: { username, password }, sessionCall: true }));
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) {
-      throw new ApiError(401, err.code, 'Wrong user name or password.');
+      throw new ApiError(401, err.code, 'Wrong user name or password.', err.detail);
     }
     throw err;
   }

@@ -10,6 +10,8 @@ import {
   Tooltip,
   type ChartDataset,
 } from 'chart.js';
+import { toFont } from 'chart.js/helpers';
+import { tickLabel, ticksThatFit, timeTicks } from './time-axis';
 import type { Point } from './types';
 
 Chart.register(LineController, LineElement, PointElement, LinearScale, Legend, Tooltip, Decimation);
@@ -32,27 +34,16 @@ export interface ChartSpec {
 
 type XY = { x: number; y: number };
 
-/** Tick steps in minutes: the smallest giving at most 8 ticks over the span is used. */
-const STEPS_MIN = [5, 10, 15, 30, 60, 120, 180, 360, 720, 1440, 2880, 10080];
+/** Pixels kept free between two tick labels of the time axis. */
+const LABEL_GAP = 24;
 
-/** Ticks at round local times (whole hours, midnights) between two epoch-second times, in ms. */
-export function timeTicks(from: number, to: number): number[] {
-  const span = to - from;
-  const step = STEPS_MIN.find((m) => span / (m * 60) <= 8) ?? 10080;
-  const d = new Date(from * 1000);
-  d.setHours(0, 0, 0, 0); // local midnight: the steps divide a day (or are whole days)
-  const ticks: number[] = [];
-  while (d.getTime() <= to * 1000) {
-    if (d.getTime() >= from * 1000) ticks.push(d.getTime());
-    d.setMinutes(d.getMinutes() + step); // wall-clock steps, also across daylight-saving changes
-  }
-  return ticks;
-}
-
-function tickLabel(ms: number, span: number): string {
-  const d = new Date(ms);
-  const hm = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-  return span > 36 * 3600 ? `${d.toLocaleDateString(undefined, { day: '2-digit', month: '2-digit' })} ${hm}` : hm;
+/** The width of a tick label in the ticks' font (Chart.js's default font; not set here). */
+function labelWidth(ctx: CanvasRenderingContext2D, text: string): number {
+  ctx.save();
+  ctx.font = toFont(Chart.defaults.font).string;
+  const w = ctx.measureText(text).width;
+  ctx.restore();
+  return w;
 }
 
 /** True when a spec has at least one point to draw. */
@@ -63,6 +54,9 @@ export function hasData(spec: ChartSpec): boolean {
 /** Draws a chart on the canvas; destroy() the result before drawing another on it. */
 export function lineChart(canvas: HTMLCanvasElement, spec: ChartSpec): Chart<'line', XY[]> {
   const span = spec.to - spec.from;
+  // the time axis (epoch seconds), for the end-to-end test
+  canvas.dataset.from = String(spec.from);
+  canvas.dataset.to = String(spec.to);
   const datasets: ChartDataset<'line', XY[]>[] = spec.series
     .filter((s) => (s.points?.length ?? 0) > 0)
     .map((s) => ({
@@ -99,9 +93,26 @@ export function lineChart(canvas: HTMLCanvasElement, spec: ChartSpec): Chart<'li
           min: spec.from * 1000,
           max: spec.to * 1000,
           afterBuildTicks: (scale) => {
-            scale.ticks = timeTicks(spec.from, spec.to).map((value) => ({ value }));
+            // as many ticks as labels fit side by side: "09:00 AM" and "12:00 PM" never touch
+            const widest = labelWidth(scale.ctx, tickLabel(Date.UTC(2026, 11, 28, 22, 58), span));
+            const fit = ticksThatFit(scale.width, widest, LABEL_GAP);
+            scale.ticks = timeTicks(spec.from, spec.to, Math.min(8, fit)).map((value) => ({ value }));
           },
-          ticks: { maxRotation: 0, callback: (v) => tickLabel(Number(v), span) },
+          afterUpdate: (scale) => {
+            // what the axis shows (after Chart.js skipped any labels), for the end-to-end test: the
+            // labels, the narrowest room between two of them (px), the width they were laid out for
+            const labels = scale.ticks.map((t) => String(t.label ?? ''));
+            let room = Number.POSITIVE_INFINITY;
+            for (let i = 1; i < scale.ticks.length; i++) {
+              const a = scale.getPixelForValue(scale.ticks[i - 1]!.value) + labelWidth(scale.ctx, labels[i - 1]!) / 2;
+              const b = scale.getPixelForValue(scale.ticks[i]!.value) - labelWidth(scale.ctx, labels[i]!) / 2;
+              room = Math.min(room, b - a);
+            }
+            canvas.dataset.xLabels = labels.join('|');
+            canvas.dataset.xRoom = Number.isFinite(room) ? String(Math.floor(room)) : '';
+            canvas.dataset.xWidth = String(scale.chart.width);
+          },
+          ticks: { maxRotation: 0, autoSkipPadding: LABEL_GAP / 2, callback: (v) => tickLabel(Number(v), span) },
         },
         y: axis(spec.left, 'left'),
         ...(spec.right && datasets.some((d) => d.yAxisID === 'y2') ? { y2: axis(spec.right, 'right') } : {}),

@@ -11,12 +11,12 @@ export function num(v: unknown): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/** `12.3 unit` with at most `digits` decimals, or a dash. */
+/** `12.3 unit` with at most `digits` decimals (a no-break space: never "100" and "%" on two lines), or a dash. */
 export function fmt(v: unknown, unit = '', digits = 1): string {
   const n = num(v);
   if (n === null) return DASH;
   const text = n.toLocaleString(undefined, { maximumFractionDigits: digits });
-  return unit ? `${text} ${unit}` : text;
+  return unit ? `${text}\u00a0${unit}` : text;
 }
 
 /** A string field of an API v2 body, or a dash. */

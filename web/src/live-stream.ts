@@ -13,6 +13,8 @@ export interface LiveHandlers {
   record?(data: LiveRecord): void;
   notification?(data: LiveNotification): void;
   state?(state: StreamState): void;
+  /** the server refused the stream (401, 403…); it is retried unless close() is called */
+  refused?(): void;
 }
 
 const RETRY_FIRST_MS = 3_000;
@@ -73,6 +75,8 @@ export class LiveStream {
       this.es = null;
       this.setState('retrying');
       void checkSession().catch(() => true);
+      for (const h of [...this.handlers]) h.refused?.();
+      if (this.closed) return;
       this.retryTimer = setTimeout(() => this.start(), this.retryMs);
       this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
     });

@@ -1,8 +1,13 @@
-/** `GET /api/history/<VEHICLEID>?from=&to=` (docs/web-api.md "History"): chart series and trips. */
+/**
+ * `GET /api/history/<VEHICLEID>?from=&to=` (docs/web-api.md "History"): chart series and trips.
+ * The trips come from src/core/records/trips.ts (plausible odometer growth only), not from
+ * buildHistory's own.
+ */
 import { buildHistory, type HistoryRecord } from '../../core/records/history.js';
+import { findTrips } from '../../core/records/trips.js';
 import { ownVehicle, type ApiRoute } from '../api-v2/call.js';
-import { forbidden, sendJson } from '../reply.js';
-import { jsonError } from './session.js';
+import { sendJson } from '../reply.js';
+import { jsonError, notYours } from './session.js';
 
 /** The longest period one request may cover (seconds). */
 const MAX_PERIOD = 31 * 86400;
@@ -16,7 +21,7 @@ export const history: ApiRoute = {
   async handler(call) {
     const { ctx, reply, params } = call;
     const vehicle = await ownVehicle(call);
-    if (!vehicle) return forbidden(reply);
+    if (!vehicle) return notYours(call);
     const now = ctx.hub.seconds();
     const to = epoch(params.to, now);
     const from = to === null ? null : epoch(params.from, to - 86400);
@@ -25,13 +30,13 @@ export const history: ApiRoute = {
     }
     const records: HistoryRecord[] = [];
     for (const code of ['S', 'D', 'L']) {
-      for (const r of await ctx.store.getHistorical(vehicle.id, code, from)) {
+      for (const r of await ctx.store.getHistorical(vehicle.id, code, from - 1)) {
         if (r.time >= from && r.time <= to) records.push({ code, time: r.time, data: r.data });
       }
     }
     const h = buildHistory(records);
     const pos = (p: { lat: number; lon: number } | null) => (p ? { lat: p.lat, lon: p.lon } : null);
-    const trips = h.trips.map((t) => ({ ...t, from: pos(t.from), to: pos(t.to) }));
+    const trips = findTrips(records, h.units).map((t) => ({ ...t, from: pos(t.from), to: pos(t.to) }));
     return sendJson(reply, 200, { from, series: { ...h.series }, to, trips, units: h.units });
   },
 };

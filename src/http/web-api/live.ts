@@ -7,7 +7,7 @@
 import { replayOrder } from '../../core/mp/car-message.js';
 import type { LiveEvent } from '../../hub/hub.js';
 import { ownVehicle, type ApiRoute } from '../api-v2/call.js';
-import { forbidden } from '../reply.js';
+import { notYours } from './session.js';
 
 const PING_MS = 25_000;
 const MAX_BUFFERED = 1024 * 1024;
@@ -17,7 +17,7 @@ export const live: ApiRoute = {
   async handler(call) {
     const { ctx, req, reply, principal } = call;
     const vehicle = await ownVehicle(call);
-    if (!vehicle) return forbidden(reply);
+    if (!vehicle) return notYours(call);
     const id = vehicle.id;
     const key = `live:${++streams}`;
     reply.hijack();

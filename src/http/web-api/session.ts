@@ -12,6 +12,9 @@ import type { ApiCall, ApiRoute } from '../api-v2/call.js';
 
 export const jsonError = (call: ApiCall, code: number, error: string, message: string) => sendJson(call.reply, code, { error, message });
 
+/** A vehicle that is not the caller's: unknown ones and other owners' answer alike (no hint which). */
+export const notYours = (call: ApiCall) => jsonError(call, 403, 'VTS_ERR_UNKNOWN_VEHICLE', 'no such vehicle among yours');
+
 const sessionBody = (call: ApiCall, user: string, csrf: string) =>
   sendJson(call.reply, 200, { csrf, timeout: Math.round(call.ctx.sessions.timeoutMs / 1000), user });
 

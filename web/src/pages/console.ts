@@ -1,7 +1,8 @@
 /**
  * Vehicle / Console: a terminal-like panel that runs console commands through
  * `POST /api/command/<id>`, with a per-vehicle command history (localStorage, last 50) and
- * buttons for the common actions (MP commands).
+ * buttons for the common actions (MP commands). While the car is offline (the live stream's `link`
+ * events tell) the buttons and Run are disabled; errors read as sentences (error-text.ts).
  */
 import { ApiError, command } from '../api';
 import { h, on, type Child } from '../dom';
@@ -9,7 +10,13 @@ import type { CommandType } from '../types';
 import type { Panel, VehicleContext } from './vehicle';
 
 const HISTORY_MAX = 50;
-const RESULT_TEXT: Record<number, string> = { 0: 'ok', 1: 'failed', 2: 'unsupported', 3: 'unimplemented' };
+/** The command's result code (OVMS: 0 ok, 1 failed, 2 unsupported, 3 unimplemented) as a sentence. */
+const RESULT_TEXT: Record<number, string> = {
+  0: 'Done.',
+  1: 'The car reports that the command failed.',
+  2: 'The car does not support this command.',
+  3: 'The car has not implemented this command.',
+};
 
 interface Action {
   testid: string;
@@ -72,7 +79,13 @@ export function consolePanel(ctx: VehicleContext): Panel {
     'data-testid': 'console-input',
   });
   const prompt = h('label', { class: 'prompt' }, `${ctx.id}$`);
-  const form = h('form', { class: 'terminal-line' }, prompt, input);
+  const runButton = h('button', { type: 'submit', class: 'secondary small run', 'data-testid': 'console-run' }, 'Run');
+  const form = h('form', { class: 'terminal-line' }, prompt, input, runButton);
+  const offlineNote = h(
+    'p',
+    { class: 'warning offline-note', role: 'status', 'data-testid': 'console-offline', hidden: true },
+    'The car is offline: commands can be sent again when it connects.',
+  );
   const clear = on(h('button', { type: 'button', class: 'secondary small' }, 'Clear'), {
     click: () => {
       output.replaceChildren();
@@ -96,6 +109,7 @@ export function consolePanel(ctx: VehicleContext): Panel {
   const el = h(
     'div',
     { class: 'panel console' },
+    offlineNote,
     h('div', { class: 'actions' }, ...groups.values()),
     h('div', { class: 'terminal' }, h('div', { class: 'terminal-head' }, h('span', {}, 'Console'), clear), output, form),
     h(
@@ -116,13 +130,14 @@ export function consolePanel(ctx: VehicleContext): Panel {
   }
 
   /** Appends an echoed command and returns where its output goes. */
-  function entry(echo: Child): { out: HTMLElement; done: (cls: string, text: string) => void } {
+  function entry(echo: Child): { out: HTMLElement; status: HTMLElement; done: (cls: string, text: string) => void } {
     const out = h('pre', { class: 'out pending' }, 'running…');
-    const status = h('div', { class: 'result' });
+    const status = h('div', { class: 'result', 'data-testid': 'console-result' });
     output.append(h('div', { class: 'entry' }, h('div', { class: 'echo' }, echo), out, status));
     scrollDown();
     return {
       out,
+      status,
       done(cls, text) {
         out.classList.remove('pending');
         status.className = `result ${cls}`;
@@ -139,32 +154,33 @@ export function consolePanel(ctx: VehicleContext): Panel {
       if (!alive) return;
       e.out.textContent = r.output.replace(/\r\n?/g, '\n');
       if (r.output === '') e.out.hidden = true;
-      e.done(r.result === 0 ? 'ok' : 'failed', `result ${r.result} (${RESULT_TEXT[r.result] ?? 'unknown'})`);
+      e.done(r.result === 0 ? 'ok' : 'failed', RESULT_TEXT[r.result] ?? `The car answered with result ${r.result}.`);
+      e.status.title = `result ${r.result}`;
+      e.status.dataset.result = String(r.result);
     } catch (err) {
       if (!alive) return;
       e.out.hidden = true;
       if (err instanceof ApiError) {
-        const hint =
-          err.status === 409
-            ? 'the vehicle is not connected'
-            : err.status === 503
-              ? 'too many commands are waiting for this vehicle'
-              : err.status === 504
-                ? 'the vehicle did not answer in time'
-                : err.status === 403
-                  ? 'not allowed'
-                  : '';
-        const where = err.status ? `error ${err.status} ${err.code}` : 'error';
-        e.done('error', `${where}: ${err.message}${hint && !err.message.includes(hint) ? ` (${hint})` : ''}`);
+        e.done('error', err.message);
+        e.status.title = err.technical;
+        e.status.dataset.code = err.code;
+        if (err.status === 403) ctx.refused();
       } else {
-        e.done('error', `error: ${String(err)}`);
+        e.done('error', `The command failed: ${String(err)}`);
       }
     }
   }
 
+  /** Buttons and Run follow the car's link: disabled while it is offline. */
+  function showOnline(online = ctx.link?.online): void {
+    const offline = online === false;
+    for (const b of [...actionButtons, runButton]) b.disabled = offline;
+    offlineNote.hidden = !offline;
+  }
+
   function submitLine(): void {
     const text = input.value.trim();
-    if (text === '') return;
+    if (text === '' || runButton.disabled) return;
     input.value = '';
     if (historyList[historyList.length - 1] !== text) {
       historyList.push(text);
@@ -177,6 +193,7 @@ export function consolePanel(ctx: VehicleContext): Panel {
   }
 
   async function runAction(a: Action): Promise<void> {
+    if (ctx.link?.online === false) return;
     let mp = a.mp;
     let shown = a.mp;
     if (mp.includes('{pin}')) {
@@ -217,6 +234,8 @@ export function consolePanel(ctx: VehicleContext): Panel {
       requestAnimationFrame(() => input.setSelectionRange(input.value.length, input.value.length));
     },
   });
+  const unsubscribe = ctx.stream.subscribe({ link: (l) => showOnline(l.online) });
+  showOnline();
   input.id = `console-input-${ctx.id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
   prompt.htmlFor = input.id;
 
@@ -227,6 +246,7 @@ export function consolePanel(ctx: VehicleContext): Panel {
     },
     destroy() {
       alive = false;
+      unsubscribe();
     },
   };
 }

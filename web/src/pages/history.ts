@@ -1,12 +1,16 @@
 /**
  * Vehicle / History: charts of SOC and ranges, power and temperatures over a chosen period, and
- * the trips, from `GET /api/history/<id>?from=&to=`.
+ * the trips, from `GET /api/history/<id>?from=&to=`. A period "Last …" is what is fetched; the
+ * charts' time axis spans the values found in it (time-axis.ts fitSpan), so that a car that
+ * reported for an hour fills the chart instead of a sliver at its right edge. A custom period is
+ * shown as chosen.
  */
 import type { Chart } from 'chart.js';
 import { ApiError, history } from '../api';
 import { hasData, lineChart, type ChartSpec } from '../charts';
 import { field, h, on, replace, setText } from '../dom';
 import { DASH, dateTimeText, distanceUnit, durationText, fmt, localInputValue } from '../format';
+import { extent, fitSpan } from '../time-axis';
 import type { HistoryBody, Trip } from '../types';
 import type { Panel, VehicleContext } from './vehicle';
 
@@ -36,11 +40,12 @@ function tripRow(t: Trip, unit: string): HTMLTableRowElement {
   const soc = t.socStart === null && t.socEnd === null ? DASH : `${fmt(t.socStart, '%')} → ${fmt(t.socEnd, '%')}`;
   return h(
     'tr',
-    { class: 'trip' },
+    { class: 'trip', 'data-testid': 'trip', 'data-distance': t.distance ?? '' },
     h('td', { 'data-label': 'Start' }, dateTimeText(t.start)),
     h('td', { 'data-label': 'End' }, dateTimeText(t.end)),
     h('td', { 'data-label': 'Duration' }, durationText(t.end - t.start)),
-    h('td', { 'data-label': 'Distance', class: 'num' }, fmt(t.distance, unit)),
+    // the server never sends a negative distance (docs/web-api.md "Trips"); an older one might
+    h('td', { 'data-label': 'Distance', class: 'num' }, t.distance !== null && t.distance >= 0 ? fmt(t.distance, unit) : DASH),
     h('td', { 'data-label': 'SOC' }, soc),
   );
 }
@@ -58,7 +63,7 @@ export function historyPanel(ctx: VehicleContext): Panel {
   const custom = h('div', { class: 'custom-range', hidden: true }, field('From', fromInput), field('To', toInput), apply);
   const reload = h('button', { type: 'button', class: 'secondary' }, 'Reload');
   const form = h('form', { class: 'toolbar' }, field('Period', period), custom, reload);
-  const statusLine = h('p', { class: 'muted', role: 'status' });
+  const statusLine = h('p', { class: 'muted', role: 'status', 'data-testid': 'history-status' });
   const errorBox = h('p', { class: 'error', role: 'alert', hidden: true });
 
   const socChart = chartBox('chart-soc', 'State of charge and range');
@@ -93,15 +98,16 @@ export function historyPanel(ctx: VehicleContext): Panel {
   let request = 0;
   let loaded = false;
 
-  function range(): { from: number; to: number } | string {
+  /** The period to fetch; `fit`: the charts span the values in it rather than all of it. */
+  function range(): { from: number; to: number; fit: string | null } | string {
     const now = Math.floor(Date.now() / 1000);
     const p = PERIODS.find((x) => x.value === period.value);
-    if (p) return { from: now - p.seconds, to: now };
+    if (p) return { from: now - p.seconds, to: now, fit: p.label };
     const from = Date.parse(fromInput.value);
     const to = toInput.value ? Date.parse(toInput.value) : Date.now();
     if (Number.isNaN(from)) return 'Choose the start of the period.';
     if (Number.isNaN(to) || to <= from) return 'The end of the period must come after its start.';
-    return { from: Math.floor(from / 1000), to: Math.floor(to / 1000) };
+    return { from: Math.floor(from / 1000), to: Math.floor(to / 1000), fit: null };
   }
 
   function draw(box: ChartBox, spec: ChartSpec): void {
@@ -113,10 +119,12 @@ export function historyPanel(ctx: VehicleContext): Panel {
     if (any) box.chart = lineChart(box.canvas, spec);
   }
 
-  function show(body: HistoryBody): void {
+  function show(body: HistoryBody, fit: string | null): void {
     const s = body.series ?? {};
+    const list = body.trips ?? [];
     const unit = distanceUnit(body.units);
-    const span = { from: body.from, to: body.to };
+    const { first, last } = extent([...Object.values(s), list.map((t) => [t.start]), list.map((t) => [t.end])]);
+    const span = fit === null ? { from: body.from, to: body.to } : fitSpan({ from: body.from, to: body.to }, first, last);
     draw(socChart, {
       ...span,
       left: 'SOC (%)',
@@ -139,7 +147,6 @@ export function historyPanel(ctx: VehicleContext): Panel {
         { label: 'Cabin', points: s.tempCabin, color: '#e8590c' },
       ],
     });
-    const list = body.trips ?? [];
     replace(
       tripsBody,
       ...(list.length
@@ -147,7 +154,14 @@ export function historyPanel(ctx: VehicleContext): Panel {
         : [h('tr', {}, h('td', { colspan: 5, class: 'muted' }, 'No trips in this period.'))]),
     );
     const points = Object.values(s).reduce((n, p) => n + (p?.length ?? 0), 0);
-    setText(statusLine, `${dateTimeText(body.from)} – ${dateTimeText(body.to)} · ${points} values · ${list.length} trip${list.length === 1 ? '' : 's'}`);
+    const trips = `${list.length} trip${list.length === 1 ? '' : 's'}`;
+    const values = `${points} value${points === 1 ? '' : 's'}`;
+    setText(
+      statusLine,
+      fit !== null && first !== null && last !== null
+        ? `${fit}: ${values} from ${dateTimeText(first)} to ${dateTimeText(last)} · ${trips}`
+        : `${dateTimeText(body.from)} – ${dateTimeText(body.to)} · ${values} · ${trips}`,
+    );
   }
 
   async function load(): Promise<void> {
@@ -164,9 +178,10 @@ export function historyPanel(ctx: VehicleContext): Panel {
     try {
       const body = await history(ctx.id, r.from, r.to);
       if (!alive || mine !== request) return;
-      show(body);
+      show(body, r.fit);
     } catch (err) {
       if (!alive || mine !== request) return;
+      if (err instanceof ApiError && err.status === 403) ctx.refused();
       setText(statusLine, '');
       setText(errorBox, `The history could not be loaded: ${err instanceof ApiError ? err.message : String(err)}`);
       errorBox.hidden = false;

@@ -3,10 +3,11 @@
  * stream reports a record of their code, the position on a map, and recent notifications.
  */
 import { ApiError, charge, historical, location, status, tpms, webConfig } from '../api';
-import { h, replace, setText, type Child } from '../dom';
-import { DASH, ageText, dateTimeText, distanceUnit, durationText, epochOf, fmt, num, str, timeText, utcStamp, utcText } from '../format';
+import { h, replace, setText } from '../dom';
+import { DASH, ageText, dateTimeText, distanceUnit, durationText, fmt, num, str, timeText, utcStamp, utcText } from '../format';
 import { VehicleMap } from '../map';
 import type { LiveNotification, V2Body } from '../types';
+import { bit, card, celsius, dl, minutes, notificationItem, tenths, tpmsGrid, yesNo } from './live-parts';
 import type { Panel, VehicleContext } from './vehicle';
 
 type Body = 'status' | 'charge' | 'location' | 'tpms';
@@ -22,98 +23,9 @@ const MAX_WAIT_MS = 1_000;
 const NOTIFICATIONS_SHOWN = 30;
 const NOTIFICATION_DAYS = 7;
 
-interface Row {
-  label: string;
-  value: string;
-  /** shown even without a value */
-  always?: boolean;
-  cls?: string;
-}
-
-function dl(rows: Row[]): HTMLDListElement {
-  const list = h('dl', { class: 'kv' });
-  for (const r of rows) {
-    if (!r.always && r.value === DASH) continue;
-    list.append(h('dt', {}, r.label), h('dd', r.cls ? { class: r.cls } : {}, r.value));
-  }
-  return list;
-}
-
-function card(title: string, cls: string, ...children: Child[]): HTMLElement {
-  return h('section', { class: `card ${cls}`, 'aria-label': title }, h('h2', {}, title), ...children);
-}
-
-/** A bit field of the status body (numbers equal to the mask, or 0); null without a D record. */
-function bit(b: V2Body, key: string): boolean | null {
-  const v = b[key];
-  return typeof v === 'number' ? v !== 0 : null;
-}
-
-function yesNo(v: boolean | null, yes: string, no: string): string {
-  return v === null ? DASH : v ? yes : no;
-}
-
-/** A tenth of a unit (odometer, trip meter, charged energy) as a number. */
-function tenths(v: unknown): number | null {
-  const n = num(v);
-  return n === null ? null : n / 10;
-}
-
-const celsius = (v: unknown) => fmt(v, '°C');
-const minutes = (v: unknown) => {
-  const n = num(v);
-  return n === null || n <= 0 ? DASH : durationText(n * 60);
-};
-
-function wheelOrder(a: string, b: string): number {
-  const order = ['fl', 'fr', 'rl', 'rr'];
-  const ia = order.indexOf(a);
-  const ib = order.indexOf(b);
-  return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib) || a.localeCompare(b);
-}
-
-function tpmsGrid(b: V2Body): HTMLElement {
-  const wheels = Object.keys(b)
-    .map((k) => /^(.+)_pressure$/.exec(k)?.[1])
-    .filter((w): w is string => w !== undefined && w !== 'stale')
-    .sort(wheelOrder);
-  if (wheels.length === 0) return h('p', { class: 'muted' }, 'No tyre pressures reported.');
-  const grid = h('div', { class: 'tpms' });
-  for (const w of wheels) {
-    const kpa = b[`${w}_pressure_kpa`];
-    // a Y record gives kPa (and psi as a number); a W record psi as sent
-    const pressure = kpa !== undefined ? fmt(kpa, 'kPa') : fmt(b[`${w}_pressure`], 'psi');
-    const alert = num(b[`${w}_alert`]);
-    grid.append(
-      h(
-        'div',
-        { class: `wheel${alert !== null && alert > 0 ? ' warn' : ''}`, 'data-wheel': w },
-        h('strong', {}, w.toUpperCase()),
-        h('span', { class: 'pressure' }, pressure),
-        h('span', { class: 'muted' }, celsius(b[`${w}_temperature`])),
-        b[`${w}_health`] !== undefined ? h('span', { class: 'muted' }, `health ${fmt(b[`${w}_health`], '%', 0)}`) : null,
-      ),
-    );
-  }
-  const stale = str(b.staletpms);
-  return h('div', {}, grid, stale === '0' ? h('p', { class: 'muted' }, 'The values are stale.') : null);
-}
-
-function notificationItem(n: LiveNotification): HTMLLIElement {
-  const kind = n.type === 'A' ? 'alert' : n.type === 'E' ? 'error' : 'info';
-  const t = epochOf(n.time);
-  return h(
-    'li',
-    { class: `notification ${kind}` },
-    h('span', { class: 'badge' }, kind),
-    h('time', t === null ? {} : { datetime: new Date(t * 1000).toISOString() }, t === null ? '' : dateTimeText(t, true)),
-    h('span', { class: 'text' }, n.text),
-  );
-}
-
 export function livePanel(ctx: VehicleContext): Panel {
   const bodies: Record<Body, V2Body> = { status: {}, charge: {}, location: {}, tpms: {} };
-  const errors = new Map<Body | 'notifications' | 'access', string>();
+  const errors = new Map<Body | 'notifications', string>();
   let alive = true;
 
   // --- elements ---
@@ -152,9 +64,7 @@ export function livePanel(ctx: VehicleContext): Panel {
 
   // --- rendering ---
   function showErrors(): void {
-    // "not yours" says it all
-    const access = errors.get('access');
-    replace(errorBox, ...(access ? [access] : [...errors.values()]).map((e) => h('p', {}, e)));
+    replace(errorBox, ...[...errors.values()].map((e) => h('p', {}, e)));
     errorBox.hidden = errors.size === 0;
   }
 
@@ -317,11 +227,9 @@ export function livePanel(ctx: VehicleContext): Panel {
       bodies[which] = await READ[which](ctx.id);
       errors.delete(which);
     } catch (err) {
-      if (err instanceof ApiError && err.status === 403) {
-        errors.set('access', `Vehicle ${ctx.id} is not one of yours (or does not exist).`);
-      } else {
-        errors.set(which, `The ${BODY_NAME[which]} could not be read: ${err instanceof ApiError ? err.message : String(err)}`);
-      }
+      // refused: the page finds out whether the vehicle is still the user's (else "not found")
+      if (err instanceof ApiError && err.status === 403) ctx.refused();
+      errors.set(which, `The ${BODY_NAME[which]} could not be read: ${err instanceof ApiError ? err.message : String(err)}`);
     }
     if (!alive) return;
     render(which);
@@ -385,6 +293,7 @@ export function livePanel(ctx: VehicleContext): Panel {
     } catch (err) {
       if (!alive) return;
       // no notification history is not worth more than a note
+      if (err instanceof ApiError && err.status === 403) ctx.refused();
       if (!(err instanceof ApiError && err.status === 404)) {
         errors.set('notifications', `Recent notifications could not be read: ${err instanceof Error ? err.message : String(err)}`);
       }

@@ -1,13 +1,17 @@
 /**
- * One vehicle: a header with its connection badge and the tabs Live, History and Console. The
- * live stream is opened for the whole page (it feeds the badge and the Live tab); each tab is
- * built the first time it is shown and kept while the page is open.
+ * One vehicle: a header with its connection badge and the tabs Live, History and Console. The page
+ * first makes sure the vehicle is one of the user's (`GET /api/overview`): an unknown vehicle, or
+ * another owner's, shows "not found" and calls nothing more (no stream, no 403s polled). Then the
+ * live stream is opened for the whole page (it feeds the badge, the Live tab and the Console's
+ * buttons); each tab is built the first time it is shown and kept while the page is open. A call
+ * refused later (the vehicle deleted or given away meanwhile) checks again.
  */
-import { h, setText } from '../dom';
+import { ApiError, overview } from '../api';
+import { h, on, replace, setText } from '../dom';
 import { epochOf, linkLabel, linkTitle } from '../format';
 import { LiveStream, type StreamState } from '../live-stream';
 import { href, type Page, type Route, type VehicleTab } from '../router';
-import type { LiveLink } from '../types';
+import type { LiveLink, OverviewRow } from '../types';
 import { consolePanel } from './console';
 import { historyPanel } from './history';
 import { livePanel } from './live';
@@ -22,12 +26,18 @@ export interface Panel {
 
 /** What the tabs share: the vehicle, its stream, and the latest state seen on it. */
 export interface VehicleContext {
+  /** the vehicle's id as the server spells it */
   id: string;
   stream: LiveStream;
-  /** the last `link` event, null before the first */
+  /** the link state: from the overview, then from the stream's `link` events */
   link: LiveLink | null;
   /** epoch seconds of the last `record` event */
   lastRecord: number | null;
+  /**
+   * A call about the vehicle was refused with 403: checks whether the vehicle is still the user's;
+   * when it is not, the page says so and stops (the panel need not show its own error then).
+   */
+  refused(): void;
 }
 
 const TABS: { tab: VehicleTab; label: string }[] = [
@@ -42,62 +52,61 @@ const STREAM_TEXT: Record<StreamState, string> = {
   retrying: 'live updates unavailable, retrying…',
 };
 
-export function vehiclePage(id: string, initialTab: VehicleTab): Page {
-  const stream = new LiveStream(id);
-  const ctx: VehicleContext = { id, stream, link: null, lastRecord: null };
+type Lookup = { row: OverviewRow } | { row: null } | { error: string };
+
+/** The user's vehicle of that id (ids are case-insensitive, as in the API). */
+async function lookUp(id: string): Promise<Lookup> {
+  try {
+    const rows = await overview();
+    return { row: rows.find((r) => r.id.toUpperCase() === id.toUpperCase()) ?? null };
+  } catch (err) {
+    return { error: err instanceof ApiError ? err.message : String(err) };
+  }
+}
+
+export function vehiclePage(routeId: string, initialTab: VehicleTab): Page {
+  const stream = new LiveStream(routeId);
+  let ended = false;
+  let checking = false;
 
   const badge = h('span', { class: 'badge', 'data-testid': 'live-link', 'data-link': 'unknown' }, '…');
   const apps = h('span', { class: 'muted' });
-  const streamState = h('span', { class: 'stream-state muted', role: 'status' }, STREAM_TEXT.connecting);
+  const streamState = h('span', { class: 'stream-state muted', role: 'status' }, 'checking…');
+  const title = h('h1', {}, h('a', { href: '#/', class: 'back', 'aria-label': 'All vehicles' }, '‹'), ' ', routeId);
+  const conn = h('div', { class: 'conn' }, badge, apps, streamState);
 
   const tabLinks = new Map<VehicleTab, HTMLAnchorElement>();
   const tabNav = h('nav', { class: 'tabs', 'aria-label': 'Vehicle views' });
   for (const t of TABS) {
-    const a = h('a', { href: href({ name: 'vehicle', id, tab: t.tab }), 'data-testid': `tab-${t.tab}` }, t.label);
+    const a = h('a', { href: href({ name: 'vehicle', id: routeId, tab: t.tab }), 'data-testid': `tab-${t.tab}` }, t.label);
     tabLinks.set(t.tab, a);
     tabNav.append(a);
   }
-  const body = h('div', { class: 'tab-body' });
-  const el = h(
-    'section',
-    { class: 'page vehicle' },
-    h(
-      'div',
-      { class: 'page-head' },
-      h('h1', {}, h('a', { href: '#/', class: 'back', 'aria-label': 'All vehicles' }, '‹'), ' ', id),
-      h('div', { class: 'conn' }, badge, apps, streamState),
-    ),
-    tabNav,
-    body,
-  );
+  const body = h('div', { class: 'tab-body' }, h('p', { class: 'muted', role: 'status' }, 'Loading…'));
+  const el = h('section', { class: 'page vehicle' }, h('div', { class: 'page-head' }, title, conn), tabNav, body);
 
-  stream.subscribe({
-    link(l) {
-      ctx.link = l;
-      setText(badge, linkLabel(l.link, l.online));
-      badge.title = linkTitle(l.link, l.online);
-      badge.dataset.link = l.online && l.link ? l.link : 'offline';
-      setText(apps, `${l.apps} app${l.apps === 1 ? '' : 's'}${l.batches ? `, ${l.batches} batch` : ''}`);
-    },
-    record(r) {
-      ctx.lastRecord = epochOf(r.time) ?? Date.now() / 1000;
-    },
-    state(s) {
-      setText(streamState, STREAM_TEXT[s]);
-      streamState.dataset.state = s;
-    },
-  });
-
+  const ctx: VehicleContext = { id: routeId, stream, link: null, lastRecord: null, refused: () => void recheck() };
   const panels = new Map<VehicleTab, Panel>();
+  let wanted: VehicleTab = initialTab;
   let current: VehicleTab | null = null;
+  let ready = false;
 
-  function show(tab: VehicleTab): void {
-    if (tab === current) return;
-    current = tab;
+  function showLink(l: LiveLink): void {
+    ctx.link = l;
+    setText(badge, linkLabel(l.link, l.online));
+    badge.title = linkTitle(l.link, l.online);
+    badge.dataset.link = l.online && l.link ? l.link : 'offline';
+    setText(apps, `${l.apps} app${l.apps === 1 ? '' : 's'}${l.batches ? `, ${l.batches} batch` : ''}`);
+  }
+
+  function showTab(tab: VehicleTab): void {
+    wanted = tab;
     for (const [t, a] of tabLinks) {
       if (t === tab) a.setAttribute('aria-current', 'page');
       else a.removeAttribute('aria-current');
     }
+    if (!ready || ended || tab === current) return;
+    current = tab;
     let panel = panels.get(tab);
     if (!panel) {
       panel = tab === 'live' ? livePanel(ctx) : tab === 'history' ? historyPanel(ctx) : consolePanel(ctx);
@@ -108,20 +117,82 @@ export function vehiclePage(id: string, initialTab: VehicleTab): Page {
     panel.shown?.();
   }
 
-  show(initialTab);
-  stream.start();
+  function stop(): void {
+    ended = true;
+    stream.close();
+    for (const p of panels.values()) p.destroy?.();
+    panels.clear();
+  }
+
+  /** The vehicle is not the user's: one message, nothing more is called. */
+  function showNotFound(): void {
+    stop();
+    replace(
+      el,
+      h(
+        'section',
+        { class: 'card narrow', 'data-testid': 'vehicle-not-found', role: 'alert' },
+        h('h1', {}, 'Vehicle not found'),
+        h('p', {}, 'There is no vehicle ', h('code', {}, routeId), ' among yours: it does not exist, or it belongs to another user.'),
+        h('p', {}, h('a', { href: '#/' }, 'Back to the vehicles')),
+      ),
+    );
+  }
+
+  function showLookupError(message: string): void {
+    const retry = on(h('button', { type: 'button', class: 'secondary' }, 'Try again'), { click: () => void boot() });
+    replace(body, h('p', { class: 'error', role: 'alert' }, `The vehicle could not be loaded: ${message}`), retry);
+  }
+
+  async function boot(): Promise<void> {
+    replace(body, h('p', { class: 'muted', role: 'status' }, 'Loading…'));
+    const found = await lookUp(routeId);
+    if (ended) return;
+    if ('error' in found) return showLookupError(found.error);
+    if (!found.row) return showNotFound();
+    const row = found.row;
+    ctx.id = row.id;
+    showLink({ online: row.online, link: row.link, apps: row.apps, batches: row.batches });
+    replace(body);
+    ready = true;
+    stream.subscribe({
+      link: showLink,
+      record(r) {
+        ctx.lastRecord = epochOf(r.time) ?? Date.now() / 1000;
+      },
+      state(s) {
+        setText(streamState, STREAM_TEXT[s]);
+        streamState.dataset.state = s;
+      },
+      refused: () => void recheck(),
+    });
+    showTab(wanted);
+    stream.start();
+  }
+
+  async function recheck(): Promise<void> {
+    if (ended || checking) return;
+    checking = true;
+    try {
+      const found = await lookUp(routeId);
+      // an error here (offline for a moment) is the panels' to show
+      if (!ended && 'row' in found && found.row === null) showNotFound();
+    } finally {
+      checking = false;
+    }
+  }
+
+  showTab(initialTab);
+  void boot();
 
   return {
     el,
-    title: id,
+    title: routeId,
     update(route: Route): boolean {
-      if (route.name !== 'vehicle' || route.id !== id) return false;
-      show(route.tab);
+      if (route.name !== 'vehicle' || route.id !== routeId) return false;
+      showTab(route.tab);
       return true;
     },
-    destroy() {
-      stream.close();
-      for (const p of panels.values()) p.destroy?.();
-    },
+    destroy: stop,
   };
 }
