@@ -1,7 +1,7 @@
 /**
  * `GET /api/history/<VEHICLEID>?from=&to=` (docs/web-api.md "History"): chart series and trips.
- * The trips come from src/core/records/trips.ts (plausible odometer growth only), not from
- * buildHistory's own.
+ * The series come from src/core/records/history.ts, the trips from trips.ts (plausible odometer
+ * growth only).
  */
 import { buildHistory, type HistoryRecord } from '../../core/records/history.js';
 import { findTrips } from '../../core/records/trips.js';
