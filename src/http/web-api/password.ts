@@ -4,12 +4,10 @@
  * current password is checked again; the user's other web sessions end.
  */
 import { hashPassword, verifyPassword } from '../../auth/password.js';
+import { passwordProblem } from '../../core/auth/password-rule.js';
 import type { ApiRoute } from '../api-v2/call.js';
 import { status } from '../reply.js';
 import { jsonError } from './session.js';
-
-export const MIN_PASSWORD = 8;
-const MAX_PASSWORD = 1024;
 
 export const changePassword: ApiRoute = {
   async handler(call) {
@@ -17,9 +15,9 @@ export const changePassword: ApiRoute = {
     if (principal.tokenHash) return jsonError(call, 403, 'VTS_ERR_AUTH', 'an API token cannot change the password');
     const current = params.current ?? '';
     const next = params.new ?? '';
-    if (next.length < MIN_PASSWORD || next.length > MAX_PASSWORD) {
-      return jsonError(call, 400, 'VTS_ERR_INVALID_INPUT', `the new password needs ${MIN_PASSWORD} to ${MAX_PASSWORD} characters`);
-    }
+    // the one rule for account passwords (also `vts user add|passwd` and the dashboard's form)
+    const problem = passwordProblem(next);
+    if (problem) return jsonError(call, 400, 'VTS_ERR_INVALID_INPUT', problem);
     const owner = await ctx.store.getOwnerByName(principal.ownerName);
     if (!owner || !(await verifyPassword(current, owner.passwordHash))) {
       ctx.userThrottle.recordFailure(principal.ownerName.toLowerCase(), ctx.hub.seconds());

@@ -4,9 +4,10 @@ import { field, h, on, replace, setText } from '../dom';
 import { utcText } from '../format';
 import type { Page } from '../router';
 import type { TokenRow } from '../types';
+// the server's rule for account passwords (also `vts user add|passwd` and POST /api/password)
+import { MIN_PASSWORD_LENGTH as MIN_PASSWORD } from '../../../src/core/auth/password-rule';
 
 const DEFAULT_PERMIT = 'auth';
-const MIN_PASSWORD = 8;
 
 function errorText(err: unknown): string {
   return err instanceof ApiError ? err.message : String(err);
@@ -246,8 +247,10 @@ function passwordSection(): HTMLElement {
             say('Password changed.', true);
           })
           .catch((err: unknown) => {
-            if (err instanceof ApiError && err.status === 403) say('The current password is wrong.', false);
-            else if (err instanceof ApiError && err.status === 400) say(`The new password was refused: ${err.message}`, false);
+            if (err instanceof ApiError && err.status === 403 && /token/i.test(err.detail)) {
+              say('A session opened with an API token cannot change the password: sign in with the password.', false);
+            } else if (err instanceof ApiError && err.status === 403) say('The current password is wrong.', false);
+            else if (err instanceof ApiError && err.status === 400) say(`The new password was refused: ${err.detail || err.message}`, false);
             else say(`The password could not be changed: ${errorText(err)}`, false);
           })
           .finally(() => {
