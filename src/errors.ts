@@ -14,6 +14,12 @@ export const ERRORS = {
   VTS_ERR_STORE_CLOSED: 'the store is closed',
   VTS_ERR_STORE_SCHEMA: 'the database was written by a newer vts',
   VTS_ERR_LISTEN: 'a listener could not start',
+  VTS_ERR_PORT_IN_USE: 'a port is in use by another program',
+  VTS_ERR_PORT_DENIED: 'no permission to listen on a port',
+  VTS_ERR_BIND_ADDRESS: 'the address to listen on is not one of this machine',
+  VTS_ERR_DATA_DIR: 'the data directory cannot be used',
+  VTS_ERR_NO_DATABASE: 'there is no database in the data directory',
+  VTS_ERR_DATABASE: 'the database file cannot be used',
   VTS_ERR_TLS: 'TLS certificate or key could not be loaded',
   VTS_ERR_COMMAND_SYNTAX: 'invalid command',
   VTS_ERR_NOT_CONNECTED: 'vehicle not connected',
@@ -24,13 +30,26 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS;
 
+export interface VtsErrorOptions {
+  cause?: unknown;
+  /**
+   * The detail is a whole sentence that says what happened and what to do (`port 6868 (HTTP API)
+   * is in use by another program: …`): the message is the detail alone, without the catalogue text.
+   */
+  whole?: boolean;
+}
+
 export class VtsError extends Error {
   readonly code: ErrorCode;
+  /** The specific part of the message (without the catalogue text), when one was given. */
+  readonly detail: string | undefined;
 
-  constructor(code: ErrorCode, detail?: string, options?: { cause?: unknown }) {
-    super(detail ? `${ERRORS[code]}: ${detail}` : ERRORS[code], options);
+  constructor(code: ErrorCode, detail?: string, options?: VtsErrorOptions) {
+    const message = detail ? (options?.whole ? detail : `${ERRORS[code]}: ${detail}`) : ERRORS[code];
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'VtsError';
     this.code = code;
+    this.detail = detail;
   }
 }
 

@@ -3,6 +3,7 @@
  * the housekeeping timers, and shuts everything down in order.
  */
 import { readFileSync } from 'node:fs';
+import { createSecureContext } from 'node:tls';
 import type { Logger } from 'pino';
 import {
   DEFAULT_ADDRESS_THROTTLE,
@@ -28,6 +29,7 @@ import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL, type WebOptions } from './h
 import { startHttpListeners, type HttpListeners } from './http/listener.js';
 import { startOfUtcDay } from './core/time.js';
 import { VtsError } from './errors.js';
+import { describeListenError, type ListenerSpec } from './listen.js';
 import { CredentialCache } from './auth/credential-cache.js';
 import { Hub, type HubOptions } from './hub/hub.js';
 import { DEFAULT_LIMITS, type MpContext, type MpLimits } from './mp/context.js';
@@ -97,6 +99,8 @@ export interface MqttConfig {
   wsPort: number | null;
   /** When the embedded broker's plain port is taken: go on without the broker (a default port). */
   portOptional?: boolean;
+  /** The same for its TLS port (a default port, when the certificate is given). */
+  tlsPortOptional?: boolean;
   /** An external broker to bridge instead of the embedded one (`mqtt://user:pass@host:1883`). */
   url?: string;
   /** The bridge's v3 client id. */
@@ -139,11 +143,21 @@ function loadTls(config: ServerConfig): { cert: Buffer; key: Buffer } | undefine
   if (!config.tlsCert || !config.tlsKey) {
     throw new VtsError('VTS_ERR_TLS', '--tls-cert and --tls-key must be given together');
   }
+  const read = (file: string, option: string): Buffer => {
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      throw new VtsError('VTS_ERR_TLS', `cannot read ${file} (${why}): check ${option}`, { cause: err });
+    }
+  };
+  const pair = { cert: read(config.tlsCert, '--tls-cert'), key: read(config.tlsKey, '--tls-key') };
   try {
-    return { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) };
+    createSecureContext(pair); // a bad PEM or a key of another certificate: said here, not by a listener
   } catch (err) {
-    throw new VtsError('VTS_ERR_TLS', (err as Error).message, { cause: err });
+    throw new VtsError('VTS_ERR_TLS', `${(err as Error).message}: --tls-cert and --tls-key must be a PEM certificate (chain) and its private key`, { cause: err });
   }
+  return pair;
 }
 
 export async function startServer(config: ServerConfig, log: Logger): Promise<RunningServer> {
@@ -151,7 +165,9 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   const store = await openStore(config.dataDir, {
     writeBehindMs: config.writeBehindMs ?? 100,
     onBackgroundError: (err: unknown) => log.error({ err }, 'store: background write failed'),
+    onCreated: (file) => log.info({ file }, 'created a new database'),
   });
+  const listeners = listenerSpecs(config, tls !== undefined);
   const hubOptions: HubOptions = {
     serverVersion: SERVER_VERSION,
     messageHistorySeconds: config.messageHistory ?? 86400,
@@ -219,7 +235,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     });
   } catch (err) {
     await store.close();
-    throw new VtsError('VTS_ERR_LISTEN', (err as Error).message, { cause: err });
+    throw describeListenError(err, listeners.mp, listeners.all, config.bind);
   }
   try {
     http = await startHttpListeners(httpCtx, {
@@ -231,13 +247,13 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   } catch (err) {
     await mp.close();
     await store.close();
-    throw new VtsError('VTS_ERR_LISTEN', (err as Error).message, { cause: err });
+    throw describeListenError(err, listeners.http, listeners.all, config.bind);
   }
 
   let broker: EmbeddedBroker | null = null;
   let bridge: MqttBridge | null = null;
   try {
-    ({ broker, bridge } = await startMqtt(config, { hub, store, log, credentials, throttle: ctx.addressThrottle }, tls));
+    ({ broker, bridge } = await startMqtt(config, { hub, store, log, credentials, throttle: ctx.addressThrottle }, tls, listeners));
   } catch (err) {
     await Promise.all([mp.close(), http.close()]);
     await store.close();
@@ -319,6 +335,7 @@ async function startMqtt(
   config: ServerConfig,
   deps: { hub: Hub; store: Store; log: Logger; credentials: CredentialCache; throttle: LoginThrottle },
   tls: { cert: Buffer; key: Buffer } | undefined,
+  listeners: Listeners,
 ): Promise<{ broker: EmbeddedBroker | null; bridge: MqttBridge | null }> {
   const m = config.mqtt;
   if (!m) return { broker: null, bridge: null };
@@ -337,14 +354,42 @@ async function startMqtt(
       { host: config.bind, port: m.port, tlsPort: tls ? m.tlsPort : null, wsPort: m.wsPort, tls },
     );
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (m.portOptional && code === 'EADDRINUSE') {
-      log.warn({ port: m.port }, 'MQTT port in use (another broker?): the embedded broker is off; give --mqtt-port or --mqtt-url');
+    const failed = describeListenError(err, listeners.mqtt, listeners.all, config.bind);
+    const { port } = err as { port?: number };
+    const optional = (port === m.port && m.portOptional === true) || (port === m.tlsPort && tls !== undefined && m.tlsPortOptional === true);
+    if (optional && failed.code === 'VTS_ERR_PORT_IN_USE') {
+      const option = listeners.mqtt.find((l) => l.port === port)?.option;
+      log.warn({ port, option }, `MQTT port ${port} in use (another broker?): the embedded broker is off; choose a free port with ${option} or use --mqtt-url`);
       return { broker: null, bridge: null };
     }
-    throw new VtsError('VTS_ERR_LISTEN', `MQTT: ${(err as Error).message}`, { cause: err });
+    throw failed;
   }
   const bridge = new MqttBridge(hub, store, new EmbeddedPort(broker.aedes), log, bridgeOptions);
   await bridge.start();
   return { broker, bridge };
+}
+
+interface Listeners {
+  mp: ListenerSpec[];
+  http: ListenerSpec[];
+  mqtt: ListenerSpec[];
+  all: ListenerSpec[];
+}
+
+/** The listeners the configuration asks for, with the option that sets each port (for errors). */
+function listenerSpecs(config: ServerConfig, tls: boolean): Listeners {
+  const mp: ListenerSpec[] = [{ name: 'MP', option: '--mp-port', port: config.mpPort }];
+  const http: ListenerSpec[] = [{ name: 'HTTP API', option: '--http-port', port: config.httpPort }];
+  const mqtt: ListenerSpec[] = [];
+  if (tls) {
+    mp.push({ name: 'MP over TLS', option: '--mp-tls-port', port: config.mpTlsPort });
+    http.push({ name: 'HTTPS API', option: '--https-port', port: config.httpsPort });
+  }
+  const m = config.mqtt;
+  if (m && !m.url && m.port !== null) {
+    mqtt.push({ name: 'MQTT broker', option: '--mqtt-port', port: m.port });
+    if (tls && m.tlsPort !== null) mqtt.push({ name: 'MQTT over TLS', option: '--mqtts-port', port: m.tlsPort });
+    if (m.wsPort !== null) mqtt.push({ name: 'MQTT over WebSocket', option: '--mqtt-ws-port', port: m.wsPort });
+  }
+  return { mp, http, mqtt, all: [...mp, ...http, ...mqtt] };
 }

@@ -216,6 +216,7 @@ export function registerServe(program: Command): void {
         wsPort: portOrNull(o.mqttWsPort),
         // the default port may be held by a broker of the machine: then vts goes on without its own
         portOptional: cmd.getOptionValueSource('mqttPort') === 'default',
+        tlsPortOptional: cmd.getOptionValueSource('mqttsPort') === 'default',
         url: o.mqttUrl || undefined,
         clientId: o.mqttClientId,
         events: o.mqttEvents,

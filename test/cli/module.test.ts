@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { vtsModule } from '../module/module-cli.js';
@@ -80,4 +80,16 @@ test('a missing option is an error that names the link needing it; options of un
     assert.notEqual(await p.exit, 0, args.join(' '));
     assert.match(p.stderr.join('\n'), message, args.join(' '));
   }
+});
+
+test('a state dir that cannot hold folders (/proc) is one line and exit 1, not a spin', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'vts-module-state-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'authorized_keys'), '');
+  const m = vtsModule(
+    ['--links', 'ssh', '--apikey', 'adminpass', '--ssh-authorized-keys', join(dir, 'authorized_keys'), '--ssh-port', '0', '--state-dir', '/proc/vts-x', '--log-level', 'warn'],
+    t,
+  );
+  assert.equal(await m.exit, 1);
+  assert.deepEqual(m.stderr, ['vts: cannot create /proc/vts-x/EMU0001 for the SSH host key (ENOENT): point --state-dir at a folder vts may write (VTS_ERR_DATA_DIR)']);
 });

@@ -176,7 +176,10 @@ test('a port in use, a bad port and a lone --tls-cert give a clear error and a n
   try {
     const inUse = serve(['--data-dir', dir, '--mp-port', String(taken)]);
     assert.equal(await inUse.exit, 1);
-    assert.match(inUse.stderr.join('\n'), /VTS_ERR_LISTEN/);
+    assert.ok(
+      inUse.stderr.includes(`vts: port ${taken} (MP) is in use by another program: stop it or choose another port with --mp-port (VTS_ERR_PORT_IN_USE)`),
+      inUse.stderr.join('\n'),
+    );
     assert.equal(inUse.stdout.length, 0);
 
     const badPort = serve(['--data-dir', dir, '--mp-port', '70000']);

@@ -18,7 +18,7 @@
  * (mode 0600) and reused afterwards.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
@@ -26,6 +26,8 @@ import type { Logger } from 'pino';
 import ssh2 from 'ssh2';
 import type { AuthContext, AuthenticationType, ClientInfo, Connection, ParsedKey, PublicKeyAuthContext, ServerChannel } from 'ssh2';
 import type { CommandRunner } from '../console/services.js';
+import { VtsError } from '../../errors.js';
+import { makeFolder } from '../../make-folder.js';
 
 const { Server, utils } = ssh2;
 
@@ -124,7 +126,15 @@ export function loadHostKey(file: string, log?: Logger): string {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     const pair = generateEd25519('vts module host key');
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    try {
+      makeFolder(dirname(file), 0o700);
+    } catch (e) {
+      const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+      throw new VtsError('VTS_ERR_DATA_DIR', `cannot create ${dirname(file)} for the SSH host key (${why}): point --state-dir at a folder vts may write`, {
+        whole: true,
+        cause: e,
+      });
+    }
     try {
       writeFileSync(file, pair.private, { mode: 0o600, flag: 'wx' });
       text = pair.private;
