@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { VtsError } from './errors.js';
+import { VtsError, isVtsError } from './errors.js';
 
 export function envName(longFlag: string): string {
   return 'VTS_' + longFlag.replace(/^--/, '').replace(/-/g, '_').toUpperCase();
@@ -27,7 +27,8 @@ export function addConfigOption(
       try {
         return parse(v);
       } catch (err) {
-        throw new InvalidArgumentError((err as Error).message);
+        // commander says which option and value: the detail alone says what is wrong with it
+        throw new InvalidArgumentError(isVtsError(err) && err.detail ? err.detail : (err as Error).message);
       }
     });
   }

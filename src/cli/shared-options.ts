@@ -6,8 +6,9 @@
 import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { addConfigFileOption, addConfigOption } from '../config.js';
+import { passwordProblem } from '../core/auth/password-rule.js';
 import { VtsError } from '../errors.js';
-import { openStore } from '../store/open.js';
+import { describeStoreError, openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
 
 export interface StoreCommandOptions {
@@ -15,24 +16,43 @@ export interface StoreCommandOptions {
   config?: string;
 }
 
-/** Adds `--config` and `--data-dir` (env VTS_DATA_DIR, default ./data) to an admin command. */
+function parseDataDir(value: string): string {
+  if (value.trim() === '') throw new VtsError('VTS_ERR_CONFIG', 'the data dir is empty');
+  return value;
+}
+
+/** Adds `--config` and `--data-dir` (env VTS_DATA_DIR, default ./data) to an admin command and to serve. */
 export function addStoreOptions(cmd: Command): Command {
   addConfigFileOption(cmd);
-  addConfigOption(cmd, '--data-dir <dir>', 'folder of the SQLite database', { default: './data' });
+  addConfigOption(cmd, '--data-dir <dir>', 'folder of the SQLite database', { default: './data', parse: parseDataDir });
   return cmd;
 }
 
 /**
  * Opens the store of a data directory, runs `fn`, and closes the store again: an admin command
  * holds the database only as long as it needs it (the server may be using the same file).
+ * The database must exist (a mistyped --data-dir is an error, not a new empty database) unless
+ * `create` is set; then a new one is announced on stderr, once, when it is made. Errors of the
+ * database (permission, read-only file system, not a database) become one-line VtsErrors.
  */
-export async function withStore<T>(dataDir: string, fn: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(dataDir);
+export async function withStore<T>(dataDir: string, fn: (store: Store) => Promise<T>, opts: { create?: boolean } = {}): Promise<T> {
+  const store = await openStore(dataDir, {
+    create: opts.create === true,
+    onCreated: (file) => process.stderr.write(`vts: created a new database at ${file}\n`),
+  });
+  let result: T;
   try {
-    return await fn(store);
-  } finally {
-    await store.close();
+    result = await fn(store);
+  } catch (err) {
+    await store.close().catch(() => undefined);
+    throw describeStoreError(err, dataDir);
   }
+  try {
+    await store.close();
+  } catch (err) {
+    throw describeStoreError(err, dataDir);
+  }
+  return result;
 }
 
 // --- output ---
@@ -61,7 +81,6 @@ function invalid(detail: string): VtsError {
 const USER_NAME = /^[A-Za-z0-9._@-]{1,60}$/;
 const VEHICLE_ID = /^[A-Za-z0-9._-]{1,32}$/;
 const CAR_PASSWORD = /^\S{1,255}$/;
-const MAX_PASSWORD = 1024;
 const MAX_VEHICLE_NAME = 64;
 
 export function validateUserName(name: string): string {
@@ -79,11 +98,10 @@ export function validateVehicleId(id: string): string {
   return id.toUpperCase();
 }
 
-/** Never echoes the password itself. */
+/** The rule for account passwords (src/core/auth/password-rule.ts); never echoes the password. */
 export function validateUserPassword(password: string): string {
-  if (password.length === 0) throw invalid('the password is empty');
-  if (password.length > MAX_PASSWORD) throw invalid(`the password is longer than ${MAX_PASSWORD} characters`);
-  if (/[\r\n]/.test(password)) throw invalid('the password contains a line break');
+  const problem = passwordProblem(password);
+  if (problem) throw invalid(problem);
   return password;
 }
 

@@ -2,9 +2,11 @@
 import type { Command } from 'commander';
 import { resolveOptions } from '../config.js';
 import { hashPassword } from '../auth/password.js';
+import { MIN_PASSWORD_LENGTH } from '../core/auth/password-rule.js';
 import { normaliseRights } from '../core/auth/rights.js';
 import { formatUtc } from '../core/time.js';
 import { VtsError } from '../errors.js';
+import { requireDatabase } from '../store/open.js';
 import {
   addStoreOptions,
   formatTable,
@@ -46,16 +48,17 @@ export function registerUser(program: Command): void {
 
   const add = user
     .command('add')
-    .description('add a user')
+    .description('add a user (creates the database when the data dir has none)')
     .argument('<name>', 'user name: 1-60 characters of A-Z a-z 0-9 . _ @ -')
-    .requiredOption('--password <password>', 'the password; "-" reads the first line of stdin')
+    .requiredOption('--password <password>', `the password (${MIN_PASSWORD_LENGTH} characters at least); "-" reads the first line of stdin`)
     .option('--rights <list>', 'rights of the account password: "*" or a comma list', '*');
   addStoreOptions(add).action(async (nameArg: string) => {
     const o = resolveOptions<AddOptions>(add);
     const name = validateUserName(nameArg);
     const rights = validateRights(o.rights);
     const hash = await hashPassword(await readPassword(o.password));
-    await withStore(o.dataDir, (store) => store.addOwner(name, hash, rights));
+    // the first user of a new server may create its database (said once on stderr)
+    await withStore(o.dataDir, (store) => store.addOwner(name, hash, rights), { create: true });
     say(`user ${name} added`);
   });
 
@@ -63,10 +66,11 @@ export function registerUser(program: Command): void {
     .command('passwd')
     .description("change a user's password (read from stdin when --password is not given)")
     .argument('<name>', 'user name')
-    .option('--password <password>', 'the new password; "-" reads the first line of stdin');
+    .option('--password <password>', `the new password (${MIN_PASSWORD_LENGTH} characters at least); "-" reads the first line of stdin`);
   addStoreOptions(passwd).action(async (nameArg: string) => {
     const o = resolveOptions<PasswordOptions>(passwd);
     const name = validateUserName(nameArg);
+    requireDatabase(o.dataDir); // before the password is asked for
     const hash = await hashPassword(await readPassword(o.password));
     const found = await withStore(o.dataDir, (store) => store.setOwnerPassword(name, hash));
     if (!found) throw new VtsError('VTS_ERR_UNKNOWN_USER', name);

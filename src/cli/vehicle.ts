@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { resolveOptions } from '../config.js';
 import { formatUtc } from '../core/time.js';
 import { VtsError } from '../errors.js';
+import { requireDatabase } from '../store/open.js';
 import type { VehicleType } from '../store/store.js';
 import {
   addStoreOptions,
@@ -54,6 +55,7 @@ export function registerVehicle(program: Command): void {
     const ownerName = validateUserName(o.owner);
     const name = validateVehicleName(o.name);
     const type = validateType(o.type);
+    requireDatabase(o.dataDir); // before the password is asked for (a new database has no owner anyway)
     const carPassword = validateCarPassword(await passwordFromOption(o.password, 'car password'));
     await withStore(o.dataDir, async (store) => {
       const owner = await store.getOwnerByName(ownerName);

@@ -30,17 +30,18 @@ function capture(original: Write, stream: NodeJS.WriteStream, chunks: string[]):
 }
 
 /**
- * Runs `vts <args>` in this process; stdout and stderr are captured, and `stdin` (when given)
- * replaces process.stdin for the run.
+ * Runs `vts <args>` in this process; stdout and stderr are captured, and `stdin` (when given: its
+ * text, or a stream) replaces process.stdin for the run.
  */
-export async function vts(args: string[], stdin?: string): Promise<CliResult> {
+export async function vts(args: string[], stdin?: string | Readable): Promise<CliResult> {
   const out: string[] = [];
   const err: string[] = [];
   const stdoutWrite = process.stdout.write;
   const stderrWrite = process.stderr.write;
   const stdinDescriptor = Object.getOwnPropertyDescriptor(process, 'stdin');
   if (stdin !== undefined) {
-    Object.defineProperty(process, 'stdin', { value: Readable.from([stdin]), configurable: true });
+    const value = typeof stdin === 'string' ? Readable.from([stdin]) : stdin;
+    Object.defineProperty(process, 'stdin', { value, configurable: true });
   }
   process.stdout.write = capture(stdoutWrite, process.stdout, out);
   process.stderr.write = capture(stderrWrite, process.stderr, err);

@@ -23,22 +23,23 @@ async function inStore<T>(dir: string, fn: (s: Store) => Promise<T>): Promise<T>
 
 test('user add: hashes the password, normalises rights, refuses duplicates in any case', async (t) => {
   const dir = dataDir(t);
-  const r = await vts(['user', 'add', 'demo', '--password', 's3cret!', '--data-dir', dir]);
-  assert.deepEqual(r, { code: 0, stdout: 'user demo added\n', stderr: '' });
+  const r = await vts(['user', 'add', 'demo', '--password', 's3cret!!', '--data-dir', dir]);
+  // the first user of a data dir creates its database, and says so once
+  assert.deepEqual(r, { code: 0, stdout: 'user demo added\n', stderr: `vts: created a new database at ${dir}/vts.sqlite\n` });
 
-  const r2 = await vts(['user', 'add', 'alice@example.org', '--password', 'pw', '--rights', ' Status , charge ', '--data-dir', dir]);
-  assert.equal(r2.code, 0, r2.stderr);
+  const r2 = await vts(['user', 'add', 'alice@example.org', '--password', 'pw-alice1', '--rights', ' Status , charge ', '--data-dir', dir]);
+  assert.deepEqual(r2, { code: 0, stdout: 'user alice@example.org added\n', stderr: '' });
 
   await inStore(dir, async (s) => {
     const demo = await s.getOwnerByName('demo');
     assert.ok(demo);
     assert.equal(demo.rights, '*');
-    assert.notEqual(demo.passwordHash, 's3cret!');
-    assert.ok(await verifyPassword('s3cret!', demo.passwordHash));
+    assert.notEqual(demo.passwordHash, 's3cret!!');
+    assert.ok(await verifyPassword('s3cret!!', demo.passwordHash));
     assert.equal((await s.getOwnerByName('alice@example.org'))?.rights, 'status,charge');
   });
 
-  const dup = await vts(['user', 'add', 'DEMO', '--password', 'x', '--data-dir', dir]);
+  const dup = await vts(['user', 'add', 'DEMO', '--password', 'long-enough', '--data-dir', dir]);
   assert.equal(dup.code, 1);
   assert.equal(dup.stdout, '');
   assert.equal(dup.stderr, 'vts: a user with that name exists already: DEMO (VTS_ERR_DUPLICATE_USER)\n');
@@ -47,10 +48,12 @@ test('user add: hashes the password, normalises rights, refuses duplicates in an
 test('user add: bad input is a one-line error and a non-zero exit', async (t) => {
   const dir = dataDir(t);
   const cases: [string[], RegExp][] = [
-    [['user', 'add', 'bad name', '--password', 'x'], /user name must be/],
-    [['user', 'add', 'x'.repeat(61), '--password', 'x'], /user name must be/],
+    [['user', 'add', 'bad name', '--password', 'long-enough'], /user name must be/],
+    [['user', 'add', 'x'.repeat(61), '--password', 'long-enough'], /user name must be/],
     [['user', 'add', 'bob', '--password', ''], /the password is empty/],
-    [['user', 'add', 'bob', '--password', 'x', '--rights', ' , '], /empty rights/],
+    [['user', 'add', 'bob', '--password', '1234567'], /the password must have at least 8 characters/],
+    [['user', 'add', 'bob', '--password', 'x'.repeat(1025)], /longer than 1024 characters/],
+    [['user', 'add', 'bob', '--password', 'long-enough', '--rights', ' , '], /empty rights/],
   ];
   for (const [args, message] of cases) {
     const r = await vts([...args, '--data-dir', dir]);
@@ -71,31 +74,37 @@ test('user add --password - and user passwd read the first line of stdin; nothin
   assert.equal(add.code, 0, add.stderr);
   await inStore(dir, async (s) => assert.ok(await verifyPassword('from stdin', (await s.getOwnerByName('demo'))!.passwordHash)));
 
-  const p1 = await vts(['user', 'passwd', 'DEMO', '--data-dir', dir], 'piped\r\n');
+  const p1 = await vts(['user', 'passwd', 'DEMO', '--data-dir', dir], 'piped-pw\r\n');
   assert.deepEqual(p1, { code: 0, stdout: 'password of user DEMO changed\n', stderr: '' });
-  await inStore(dir, async (s) => assert.ok(await verifyPassword('piped', (await s.getOwnerByName('demo'))!.passwordHash)));
+  await inStore(dir, async (s) => assert.ok(await verifyPassword('piped-pw', (await s.getOwnerByName('demo'))!.passwordHash)));
 
-  const p2 = await vts(['user', 'passwd', 'demo', '--password', 'given', '--data-dir', dir]);
+  const p2 = await vts(['user', 'passwd', 'demo', '--password', 'given-pw', '--data-dir', dir]);
   assert.equal(p2.code, 0);
   assert.ok(!p2.stdout.includes('given'));
-  await inStore(dir, async (s) => assert.ok(await verifyPassword('given', (await s.getOwnerByName('demo'))!.passwordHash)));
+  await inStore(dir, async (s) => assert.ok(await verifyPassword('given-pw', (await s.getOwnerByName('demo'))!.passwordHash)));
+
+  // the rule of src/core/auth/password-rule.ts, the one the dashboard applies: the old one stays
+  const short = await vts(['user', 'passwd', 'demo', '--password', '-', '--data-dir', dir], 'seven77\n');
+  assert.deepEqual(short, { code: 1, stdout: '', stderr: 'vts: invalid input: the password must have at least 8 characters (VTS_ERR_INVALID_INPUT)\n' });
+  await inStore(dir, async (s) => assert.ok(await verifyPassword('given-pw', (await s.getOwnerByName('demo'))!.passwordHash)));
 
   const empty = await vts(['user', 'passwd', 'demo', '--password', '-', '--data-dir', dir], '\n');
   assert.equal(empty.code, 1);
   assert.match(empty.stderr, /the password is empty/);
 
-  const unknown = await vts(['user', 'passwd', 'nobody', '--password', 'x', '--data-dir', dir]);
+  const unknown = await vts(['user', 'passwd', 'nobody', '--password', 'long-enough', '--data-dir', dir]);
   assert.equal(unknown.code, 1);
   assert.equal(unknown.stderr, 'vts: no such user: nobody (VTS_ERR_UNKNOWN_USER)\n');
 });
 
 test('user list: a table with vehicle counts and UTC times, or JSON', async (t) => {
   const dir = dataDir(t);
+  await inStore(dir, async () => undefined); // a database without users
   const empty = await vts(['user', 'list', '--data-dir', dir]);
   assert.deepEqual(empty, { code: 0, stdout: 'NAME  RIGHTS  VEHICLES  CREATED (UTC)\n', stderr: '' });
 
-  await vts(['user', 'add', 'demo', '--password', 'x', '--data-dir', dir]);
-  await vts(['user', 'add', 'alice', '--password', 'x', '--rights', 'status', '--data-dir', dir]);
+  await vts(['user', 'add', 'demo', '--password', 'password', '--data-dir', dir]);
+  await vts(['user', 'add', 'alice', '--password', 'password', '--rights', 'status', '--data-dir', dir]);
   await vts(['vehicle', 'add', 'D1', '--owner', 'demo', '--password', 'p', '--data-dir', dir]);
   await vts(['vehicle', 'add', 'D2', '--owner', 'demo', '--password', 'p', '--data-dir', dir]);
   const created = await inStore(dir, async (s) => (await s.listOwners()).map((o) => formatUtc(o.created)));
@@ -122,7 +131,7 @@ test('user list: a table with vehicle counts and UTC times, or JSON', async (t) 
 
 test('user remove: refused while the user owns vehicles, unknown users are errors', async (t) => {
   const dir = dataDir(t);
-  await vts(['user', 'add', 'demo', '--password', 'x', '--data-dir', dir]);
+  await vts(['user', 'add', 'demo', '--password', 'password', '--data-dir', dir]);
   await vts(['vehicle', 'add', 'D1', '--owner', 'demo', '--password', 'p', '--data-dir', dir]);
 
   const refused = await vts(['user', 'remove', 'demo', '--data-dir', dir]);
@@ -147,7 +156,7 @@ test('the data dir comes from VTS_DATA_DIR or a shared --config file (unknown ke
   const saved = process.env.VTS_DATA_DIR;
   process.env.VTS_DATA_DIR = dir;
   try {
-    const r0 = await vts(['user', 'add', 'fromenv', '--password', 'x']);
+    const r0 = await vts(['user', 'add', 'fromenv', '--password', 'password']);
     assert.equal(r0.code, 0, r0.stderr);
   } finally {
     if (saved === undefined) delete process.env.VTS_DATA_DIR;
@@ -176,7 +185,7 @@ test('vts user add as a child process, with the password on stdin', async (t) =>
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   child.stdin.end('child password\n');
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  assert.equal(stderr, '');
+  assert.equal(stderr, `vts: created a new database at ${dir}/vts.sqlite\n`);
   assert.equal(code, 0);
   assert.equal(stdout, 'user child added\n');
   await inStore(dir, async (s) => assert.ok(await verifyPassword('child password', (await s.getOwnerByName('child'))!.passwordHash)));
@@ -184,7 +193,7 @@ test('vts user add as a child process, with the password on stdin', async (t) =>
   // the same name again: exit code 1 and the one-line message
   const dup = spawn(
     process.execPath,
-    ['--import', 'tsx', join(ROOT, 'src', 'cli', 'main.ts'), 'user', 'add', 'CHILD', '--password', 'x', '--data-dir', dir],
+    ['--import', 'tsx', join(ROOT, 'src', 'cli', 'main.ts'), 'user', 'add', 'CHILD', '--password', 'long-enough', '--data-dir', dir],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let dupErr = '';

@@ -16,7 +16,7 @@ async function inStore<T>(dir: string, fn: (s: Store) => Promise<T>): Promise<T>
 
 async function withUsers(dir: string): Promise<void> {
   for (const name of ['demo', 'alice']) {
-    const r = await vts(['user', 'add', name, '--password', 'x', '--data-dir', dir]);
+    const r = await vts(['user', 'add', name, '--password', 'password', '--data-dir', dir]);
     assert.equal(r.code, 0, r.stderr);
   }
 }
