@@ -12,6 +12,7 @@ import { addConfigFileOption, addConfigOption, parseCount, parseLogLevel, parseP
 import { VtsError } from '../errors.js';
 import { createLogger } from '../log.js';
 import { EmulatedModule } from '../module/module.js';
+import { brokerName } from '../module/links/mqtt-link.js';
 
 interface ModuleCliOptions {
   server: string;
@@ -96,16 +97,6 @@ function checkLinkOptions(o: ModuleCliOptions, links: Set<string>): void {
   }
   if (o.reconnectMax !== undefined && o.reconnectMax < o.reconnectMin) {
     throw new VtsError('VTS_ERR_CONFIG', `--reconnect-max (${o.reconnectMax} s) must not be below --reconnect-min (${o.reconnectMin} s)`);
-  }
-}
-
-/** The broker URL without user and password (for the log). */
-function withoutCredentials(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}`;
-  } catch {
-    return '(not a URL)';
   }
 }
 
@@ -198,7 +189,7 @@ export function registerModule(program: Command): void {
           log,
         }),
     );
-    const mqttUrl = links.has('mqtt') ? withoutCredentials(o.mqtt) : undefined;
+    const mqttUrl = links.has('mqtt') ? brokerName(o.mqtt) : undefined;
     await runUntilSignal(modules, log, () => {
       log.info({ modules: ids.length, server: links.has('v2') ? o.server : undefined, mqtt: mqttUrl, links: [...links] }, 'modules started');
       const ports = modules.map((m) => ({ id: m.opts.id, http: m.ports.http, ssh: m.ports.ssh }));

@@ -113,7 +113,7 @@ const NOT_STARTED: LinkStatus = { started: false, state: 'Stopped', detail: 'OVM
 const slashes = (s: string): string => s.replace(/\./g, '/');
 
 /** The broker URL without user and password, for log lines. */
-function brokerName(url: string): string {
+export function brokerName(url: string): string {
   try {
     const u = new URL(url);
     return `${u.protocol}//${u.host}`;
