@@ -1,6 +1,6 @@
 /**
  * `vts exec VEHICLE COMMAND...`: runs a console command (or JavaScript, or an MP command) on a
- * vehicle module over any of its command paths (issue #5, command-execution.md §1), prints the
+ * vehicle module over any of its command paths (command-execution.md §1), prints the
  * output on stdout and exits 0, or 1 with a one-line `vts: …` on stderr when the command failed or
  * could not be run:
  * - `server` (default): the server's JSON command API `POST /api/command/<VEHICLE>`;

@@ -1,5 +1,5 @@
 /**
- * The web dashboard's files (issue #7): the Vite build in `dist/web` served at `/` (index.html,
+ * The web dashboard's files: the Vite build in `dist/web` served at `/` (index.html,
  * `/assets/*`), and `/web/config.json` with the map tile settings. Without a build, `/` says how
  * to make one. API calls stay under `/api/`.
  */

@@ -1,5 +1,5 @@
 /**
- * The one command service of vts (issue #5): runs a console or MP command on a vehicle for a
+ * The one command service of vts: runs a console or MP command on a vehicle for a
  * caller and returns the outcome, whatever adapter asked (the HTTP command API, the custom
  * `/api/<service>/cmd`, later MQTT and the CLI).
  *

@@ -298,7 +298,7 @@ export class Hub {
     else if (msg.code === 'A') peer.send('a', ''); // a peer server (never registered) still gets pongs
   }
 
-  // --- the v3 (MQTT) link (issue #6): the bridge stands in for the car ---
+  // --- the v3 (MQTT) link: the bridge stands in for the car ---
 
   /** The vehicle's module is online on the broker: apps see it connected (`Z1`). */
   attachV3(vehicleId: string, ownerId: number, v3: V3Link): void {

@@ -1,6 +1,6 @@
 /**
  * A vehicle's v3 link as the hub sees it: the MQTT bridge implements it for every vehicle whose
- * module is online on the broker (issue #6). The hub tells it how many apps watch the vehicle and
+ * module is online on the broker. The hub tells it how many apps watch the vehicle and
  * sends MP commands through it; the bridge feeds the hub the vehicle's records, notifications and
  * history through the Hub's `v3…` methods.
  */

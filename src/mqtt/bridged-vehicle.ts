@@ -1,5 +1,5 @@
 /**
- * One vehicle of the MQTT bridge (issue #6): its latest v3 metric values, its online state, its
+ * One vehicle of the MQTT bridge: its latest v3 metric values, its online state, its
  * presence announcement and its commands; the hub's V3Link for it.
  *
  * - Metrics (mqtt-v3.md §3.1): each payload is parsed as its catalog type (an empty one makes the

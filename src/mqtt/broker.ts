@@ -1,5 +1,5 @@
 /**
- * The embedded MQTT broker of `vts serve` (issue #6): aedes behind TCP (1883), TLS (8883, with the
+ * The embedded MQTT broker of `vts serve`: aedes behind TCP (1883), TLS (8883, with the
  * server's certificate) and WebSocket listeners, with vts's accounts and topic rules:
  * - CONNECT: user name + account password or an API token, and the login must grant `v3` or `mqtt`
  *   (as `/mqapi/auth`); failures count in the address throttle shared with the MP and HTTP logins,

@@ -1,5 +1,5 @@
 /**
- * The web dashboard end to end (issue #7): a real `vts serve` child process, an emulated vehicle
+ * The web dashboard end to end: a real `vts serve` child process, an emulated vehicle
  * on the v2 link, and Debian's Chromium driven by playwright-core (skipped with one line when it is
  * missing, test/support/services.ts). At a desktop width (1366, 1920) and a phone width (390):
  * sign in, see the vehicle, a live update and notifications laid out readably, the console (output,

@@ -1,5 +1,5 @@
 /**
- * Remote commands through the server (issue #5) end to end: `vts serve` in process, an emulated
+ * Remote commands through the server end to end: `vts serve` in process, an emulated
  * module (`vts module`'s EmulatedModule) connected over the MP, and the JSON command API
  * `POST /api/command/<id>` (shell, js, mp; sync and async), the audit, rights, not connected,
  * timeout, full queue, concurrent callers never swapped, and the custom API `/api/ovms/cmd`.

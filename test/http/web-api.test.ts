@@ -1,5 +1,5 @@
 /**
- * vts's web API (docs/web-api.md, issue #7): browser sessions with CSRF tokens, password change,
+ * vts's web API (docs/web-api.md): browser sessions with CSRF tokens, password change,
  * the overview, live updates as Server-Sent Events, history series and trips, and the dashboard's
  * files at `/`.
  */

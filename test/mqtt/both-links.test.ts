@@ -1,5 +1,5 @@
 /**
- * A module on both links at once (issue #6): one vehicle, online while either link is; commands go
+ * A module on both links at once: one vehicle, online while either link is; commands go
  * over v2 unless `commandLink: 'mqtt'` says otherwise, and over the remaining link when one drops;
  * v3 records are kept as history like a v2 car's messages.
  */

@@ -1,5 +1,5 @@
 /**
- * A v3 vehicle through the embedded broker (issue #6): the emulator on MQTT shows up in
+ * A v3 vehicle through the embedded broker: the emulator on MQTT shows up in
  * `/api/vehicles` and `/api/status`, to an MP app client (Z1, records, P notifications, commands
  * as `C`), gets vts as a client while apps watch it, runs commands from the JSON API, and goes
  * offline with its last will.

@@ -1,5 +1,5 @@
 /**
- * The bridge on an external broker (issue #6): vts connects to the Mosquitto of this machine
+ * The bridge on an external broker: vts connects to the Mosquitto of this machine
  * (127.0.0.1:1883, anonymous; skipped with one line when it is missing, and a failure under
  * `.ci/run`, which starts it: test/support/services.ts) as
  * a client, as it would with `--mqtt-url`. The emulator on Mosquitto shows up in /api/status and to

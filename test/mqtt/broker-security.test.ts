@@ -1,5 +1,5 @@
 /**
- * The embedded broker's security (issue #6): logins with the vts password or an API token that
+ * The embedded broker's security: logins with the vts password or an API token that
  * grants `v3` or `mqtt`, nothing else; topics only under `ovms/<user>/`; config read requests only
  * for the superuser; a client id cannot be taken by another user; a user cannot feed another
  * user's vehicle through its own prefix; TLS and WebSocket listeners use the same rules; an

@@ -10,7 +10,7 @@ export const login: ApiRoute = {
     const old = sessionCookie(req.headers.cookie, ctx.cookieNames);
     if (old) ctx.sessions.end(old);
     const s = ctx.sessions.create({ id: principal.ownerId, name: principal.ownerName }, principal.permit, principal.tokenHash);
-    // bare header, no attributes: some clients split the raw header (issue #3, http-api-v2.md §4.1)
+    // bare header, no attributes: some clients split the raw header (http-api-v2.md §4.1)
     reply.header('Set-Cookie', `${ctx.cookieNames[0]}=${s.id}`);
     return sendText(reply, 200, 'Login ok');
   },

@@ -1,4 +1,4 @@
-/** How the command service's errors answer over HTTP (issue #5). */
+/** How the command service's errors answer over HTTP. */
 import { isVtsError } from '../../errors.js';
 
 export interface HttpFailure {

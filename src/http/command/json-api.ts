@@ -1,5 +1,5 @@
 /**
- * The authenticated command API for the owner's own tools (issue #5):
+ * The authenticated command API for the owner's own tools:
  * - `POST /api/command/<VEHICLEID>` with `{"command", "type": "shell|js|mp", "timeout"}` (JSON, a
  *   form or the query): 200 `{"output","result"}`; `?async=1`: 202 `{"job","status"}`;
  * - `GET /api/command/<VEHICLEID>/<job>`: the job's state and, once ended, its outcome;
