@@ -82,14 +82,29 @@ export function resolveOptions<T extends object>(cmd: Command): T {
       }
       const source = cmd.getOptionValueSource(attr);
       if (source === 'cli' || source === 'env') continue;
-      let v: unknown = value;
-      if (opt.parseArg && (typeof value === 'string' || typeof value === 'number')) {
-        v = opt.parseArg(String(value), undefined);
-      }
-      cmd.setOptionValueWithSource(attr, v, 'config');
+      cmd.setOptionValueWithSource(attr, fileValue(opt, key, value, file), 'config');
     }
   }
   return cmd.opts<T>();
+}
+
+/**
+ * A value of the config file, checked as its flag would be: a switch takes true or false, an
+ * option with a value takes a string or a number, parsed by the option's own parser.
+ */
+function fileValue(opt: Option, key: string, value: unknown, file: string): unknown {
+  const bad = (why: string): VtsError => new VtsError('VTS_ERR_CONFIG', `"${key}" in ${file}: ${why}`);
+  if (opt.isBoolean()) {
+    if (typeof value !== 'boolean') throw bad('must be true or false');
+    return value;
+  }
+  if (typeof value !== 'string' && typeof value !== 'number') throw bad(`must be a string or a number, not ${JSON.stringify(value)}`);
+  if (!opt.parseArg) return value;
+  try {
+    return opt.parseArg(String(value), undefined);
+  } catch (err) {
+    throw bad(err instanceof Error ? err.message : String(err));
+  }
 }
 
 /** Parses a TCP port (0 = any free port). */

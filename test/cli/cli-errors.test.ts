@@ -6,6 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/program.js';
@@ -100,5 +102,23 @@ test('an unexpected error: one line vts: <message>; with VTS_LOG_LEVEL=debug als
   } finally {
     if (saved === undefined) delete process.env.VTS_LOG_LEVEL;
     else process.env.VTS_LOG_LEVEL = saved;
+  }
+});
+
+test('a bad value in the --config file is one line that names the key and the file (not a silent exit)', async (t) => {
+  const dir = dataDir(t);
+  const file = join(dirname(dir), 'config.json');
+  const cases: [string, string][] = [
+    ['{"mp-port": "abc"}', `vts: invalid configuration: "mp-port" in ${file}: not a port number: abc (VTS_ERR_CONFIG)\n`],
+    ['{"mp-port": 70000}', `vts: invalid configuration: "mp-port" in ${file}: not a port number: 70000 (VTS_ERR_CONFIG)\n`],
+    ['{"mp-port": true}', `vts: invalid configuration: "mp-port" in ${file}: must be a string or a number, not true (VTS_ERR_CONFIG)\n`],
+    ['{"timeout-car": null}', `vts: invalid configuration: "timeout-car" in ${file}: must be a string or a number, not null (VTS_ERR_CONFIG)\n`],
+    ['{"mqtt-port": "of"}', `vts: invalid configuration: "mqtt-port" in ${file}: not a port number: of (VTS_ERR_CONFIG)\n`],
+    ['{"js": "yes"}', `vts: invalid configuration: "js" in ${file}: must be true or false (VTS_ERR_CONFIG)\n`],
+  ];
+  for (const [json, stderr] of cases) {
+    writeFileSync(file, json);
+    const args = json.includes('"js"') ? ['exec', 'DEMO1', 'stat', '--config', file] : ['serve', '--config', file, '--data-dir', dir];
+    assert.deepEqual(await vts(args), { code: 1, stdout: '', stderr }, json);
   }
 });
