@@ -171,7 +171,7 @@ async function runVia(via: Via, req: ExecRequest, o: ExecCliOptions): Promise<Ex
       const s = secret(o, 'password');
       if (s === undefined) throw invalid('--password or --token is required with --via server');
       const { runViaServer } = await import('./exec/server.js');
-      return runViaServer(req, { url, user, secret: s });
+      return runViaServer(req, { url, user, secret: s, token: o.token !== undefined });
     }
     case 'mp': {
       const { host, port } = parseHostPort(o.mp, 6867, '--mp');
@@ -221,8 +221,11 @@ async function runVia(via: Via, req: ExecRequest, o: ExecCliOptions): Promise<Ex
 
 /** One line for `vts: …`; the code of a vts error after it. */
 function describe(err: unknown): string {
-  if (isVtsError(err)) return `${err.message} (${err.code})`;
-  if (err instanceof ExecError) return err.code ? `${err.message} (${err.code})` : err.message;
+  const code = isVtsError(err) || err instanceof ExecError ? err.code : undefined;
+  // what to do about it, where the message cannot know
+  const hint = code === 'VTS_ERR_NOT_CONNECTED' ? ": is its module running, and connected to this server? (see the module's log)" : '';
+  if (isVtsError(err)) return `${err.message}${hint} (${err.code})`;
+  if (err instanceof ExecError) return err.code ? `${err.message}${hint} (${err.code})` : err.message;
   return oneLine(err instanceof Error ? err.message : String(err), 500);
 }
 

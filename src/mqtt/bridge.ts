@@ -141,7 +141,7 @@ export class MqttBridge {
     const e = this.entries.get(key);
     if (this.closed || e?.state !== 'pending') return;
     if (!vehicle) {
-      this.log.info({ prefix: `ovms/${key}/` }, 'MQTT bridge: no such vehicle of that user: its topics are ignored');
+      this.log.warn({ prefix: `ovms/${key}/` }, 'MQTT bridge: no such vehicle of that user: its topics are ignored (vts vehicle add)');
       this.entries.set(key, { state: 'unknown', until: Date.now() + this.unknownRetryMs });
       return;
     }

@@ -136,6 +136,10 @@ function dataDirError(err: unknown, dataDir: string): VtsError {
     if (kind(dataDir) === 'file') return notAFolder(dataDir);
     return new VtsError('VTS_ERR_DATA_DIR', `cannot create the data directory ${dataDir}: a part of the path is a file, not a folder: point --data-dir at a folder`, { whole: true, cause: err });
   }
+  if (code === 'ENOENT' && kind(dataDir) === 'folder') {
+    const file = databaseFile(dataDir);
+    return new VtsError('VTS_ERR_DATA_DIR', `cannot create ${file}: ${dataDir} takes no new files (ENOENT): point --data-dir at another folder`, { whole: true, cause: err });
+  }
   if (code === 'ENOENT') {
     const parent = nearestExisting(dataDir);
     return new VtsError('VTS_ERR_DATA_DIR', `cannot create the data directory ${dataDir}: ${parent} takes no new folders (ENOENT): point --data-dir at another folder`, { whole: true, cause: err });

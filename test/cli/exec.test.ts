@@ -34,7 +34,8 @@ const ADMIN_PASSWORD = 'admin-Pass-3';
 const MQTT_PASSWORD = 'mqtt-Pass-4';
 const WRONG = 'wrong-Pass-5';
 const TOKEN = newApiToken();
-const SECRETS = [USER_PASSWORD, CAR_PASSWORD, ADMIN_PASSWORD, MQTT_PASSWORD, WRONG, TOKEN];
+const READ_TOKEN = newApiToken();
+const SECRETS = [USER_PASSWORD, CAR_PASSWORD, ADMIN_PASSWORD, MQTT_PASSWORD, WRONG, TOKEN, READ_TOKEN];
 
 interface Setup {
   srv: TestServer;
@@ -83,6 +84,15 @@ before(async () => {
     application: 'test',
     purpose: 'exec',
     permit: 'command',
+    created: Math.floor(Date.now() / 1000),
+    lastUsed: null,
+  });
+  await srv.server.store.addApiToken({
+    ownerId: owner,
+    tokenHash: hashApiToken(READ_TOKEN),
+    application: 'test',
+    purpose: 'read',
+    permit: 'auth',
     created: Math.floor(Date.now() / 1000),
     lastUsed: null,
   });
@@ -241,9 +251,9 @@ test('failures on the server and mp paths exit 1 with one clear line and never s
   const base = `http://127.0.0.1:${s.srv.server.ports.http}`;
   const cases: [string, string[], RegExp][] = [
     ['server: wrong password', ['TESTCAR', 'stat', '--server', base, '--user', 'demo', '--password', WRONG], /refused the login of user demo/],
-    ['server: not connected', ['OFFCAR', 'stat', ...server()], /vehicle not connected: OFFCAR \(VTS_ERR_NOT_CONNECTED\)/],
+    ['server: not connected', ['OFFCAR', 'stat', ...server()], /vehicle not connected: OFFCAR: is its module running, and connected to this server\? \(see the module's log\) \(VTS_ERR_NOT_CONNECTED\)/],
     ['mp: wrong car password', ['TESTCAR', 'stat', '--via', 'mp', '--mp', `127.0.0.1:${s.srv.mpPort}`, '--password', WRONG], /refused the login: wrong vehicle id or car password/],
-    ['mp: not connected', ['OFFCAR', 'stat', ...mp()], /vehicle not connected: OFFCAR \(VTS_ERR_NOT_CONNECTED\)/],
+    ['mp: not connected', ['OFFCAR', 'stat', ...mp()], /vehicle not connected: OFFCAR: is its module running/],
   ];
   const runs = await Promise.all(cases.map(([, args]) => vts(args)));
   cases.forEach(([what, , pattern], k) => assertFails(runs[k]!, pattern, what));
@@ -264,7 +274,9 @@ test('invalid input, an unreachable module and a wrong host key are refused with
   const base = `http://127.0.0.1:${s.srv.server.ports.http}`;
   const port = await closedPort();
   const cases: [string, string[], RegExp][] = [
-    ['server: not the user\'s vehicle', ['NOSUCH', 'stat', ...server()], /not one of user demo's vehicles/],
+    ['server: not the user\'s vehicle', ['NOSUCH', 'stat', ...server()], /NOSUCH is not one of user demo's vehicles \(403 Forbidden\): check the vehicle id/],
+    ['server: a token without the right command', ['TESTCAR', 'stat', '--server', base, '--user', 'demo', '--token', READ_TOKEN], /this API token may not run commands: its permit needs the right command .*permit=command/],
+    ['ssh: no identity file', ['TESTCAR', 'stat', ...ssh().slice(0, 4), '--identity', '/nonexistent/id_ed25519'], /the identity file \/nonexistent\/id_ed25519 does not exist: give your SSH private key with --identity/],
     ['no user', ['TESTCAR', 'stat', '--server', base, '--password', USER_PASSWORD], /--user is required with --via server/],
     ['bad timeout', ['TESTCAR', 'stat', ...server(), '--timeout', '0'], /--timeout must be/],
     ['MP syntax on a direct path', ['TESTCAR', '#20,1234', ...http()], /use --via server or mp, not http/],

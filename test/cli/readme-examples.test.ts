@@ -184,7 +184,7 @@ test('every README example runs as written against a real server', async (t) => 
   for (const line of lines) {
     const skip = SKIP.find(([re]) => re.test(line)) ?? (line.startsWith('curl ') && noCurl ? [/curl/, noCurl] : undefined);
     if (skip) {
-      t.diagnostic(`skipped: ${line} (${skip[1]})`);
+      t.diagnostic(`not run: ${line} (${skip[1]})`);
       continue;
     }
     if (seen.has(line)) continue; // the same example shown again in another section

@@ -145,6 +145,8 @@ test('a data dir that cannot be used: one line, exit 1, also for /proc/x (no end
     // Node's recursive mkdir spins forever here (ENOENT from /proc, EEXIST for /proc, again): a
     // hung child is killed after a minute and fails the test with code null
     ['/proc/vts-no-such-dir', 'vts: cannot create the data directory /proc/vts-no-such-dir: /proc takes no new folders (ENOENT): point --data-dir at another folder (VTS_ERR_DATA_DIR)'],
+    // a folder that exists but takes no files
+    ['/proc', 'vts: cannot create /proc/vts.sqlite: /proc takes no new files (ENOENT): point --data-dir at another folder (VTS_ERR_DATA_DIR)'],
   ];
   for (const [dataDir, line] of cases) assertFailed(await serve(['--data-dir', dataDir, ...OFF]), line);
 });

@@ -113,7 +113,7 @@ export async function runViaMqtt(req: ExecRequest, target: MqttTarget): Promise<
     if (presence() === 'no') throw new VtsError('VTS_ERR_NOT_CONNECTED', `${req.vehicleId} (its metric s.v3.connected is no)`);
     if (presence() !== 'yes') {
       throw new ExecError(
-        `no module under ${target.prefix} on the MQTT broker at ${where} (no retained metric/s/v3/connected): check the vehicle id, --user or --mqtt-prefix`,
+        `no module under ${target.prefix} on the MQTT broker at ${where} (no retained metric/s/v3/connected): check the vehicle id, --user, --mqtt-prefix or --mqtt (the broker)`,
       );
     }
 

@@ -12,6 +12,8 @@ export interface ServerTarget {
   user: string;
   /** Account password or API token. */
   secret: string;
+  /** The secret is an API token (--token). */
+  token?: boolean;
 }
 
 /** Time the client waits beyond the command's timeout for the server's own 504. */
@@ -51,7 +53,7 @@ export async function runViaServer(req: ExecRequest, target: ServerTarget): Prom
     }
     return { output, result: result as MpResultCode };
   }
-  throw failure(res.status, body, where, target.user);
+  throw failure(res.status, body, where, target, req.vehicleId);
 }
 
 function parseJson(body: string): Record<string, unknown> | null {
@@ -64,7 +66,8 @@ function parseJson(body: string): Record<string, unknown> | null {
 }
 
 /** The error for a non-200 answer: the API's JSON error as it is, the plain-text ones explained. */
-function failure(status: number, body: string, where: string, user: string): Error {
+function failure(status: number, body: string, where: string, target: ServerTarget, vehicleId: string): Error {
+  const user = target.user;
   const json = parseJson(body);
   if (json && typeof json.error === 'string' && typeof json.message === 'string') {
     return new ExecError(oneLine(json.message), json.error);
@@ -72,9 +75,12 @@ function failure(status: number, body: string, where: string, user: string): Err
   const text = oneLine(body);
   if (status === 401) return new ExecError(`the server at ${where} refused the login of user ${user}: wrong user name, password or token (401)`);
   if (status === 403 && text === 'Insufficient rights') {
+    if (target.token) {
+      return new ExecError('this API token may not run commands: its permit needs the right command (403 Insufficient rights); create one with permit=command, or use --password');
+    }
     return new ExecError(`user ${user} may not run commands: the right command, admin or * is needed (403 Insufficient rights)`);
   }
-  if (status === 403) return new ExecError(`the vehicle is not one of user ${user}'s vehicles (403 Forbidden)`);
+  if (status === 403) return new ExecError(`${vehicleId} is not one of user ${user}'s vehicles (403 Forbidden): check the vehicle id`);
   if (status === 404) return new ExecError(`the server at ${where} has no command API (404 ${text}): is it vts?`);
   return new ExecError(`the server at ${where} answered ${status}${text ? `: ${text}` : ''}`);
 }

@@ -33,6 +33,9 @@ function readIdentity(file: string): Buffer {
   try {
     key = readFileSync(file);
   } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new ExecError(`the identity file ${file} does not exist: give your SSH private key with --identity`);
+    }
     throw new ExecError(`cannot read the identity file ${file}: ${reason(err)}`);
   }
   const parsed = utils.parseKey(key);

@@ -144,7 +144,7 @@ export function historyPanel(ctx: VehicleContext): Panel {
         { label: 'Outside', points: s.tempAmbient, color: '#2e9e5b' },
         { label: 'Motor', points: s.tempMotor, color: '#d9480f' },
         { label: 'Inverter', points: s.tempPem, color: '#7048e8' },
-        { label: 'Cabin', points: s.tempCabin, color: '#e8590c' },
+        { label: 'Cabin', points: s.tempCabin, color: '#f59f00' },
       ],
     });
     replace(
