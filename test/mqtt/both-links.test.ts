@@ -20,7 +20,7 @@ async function bothLinks(h: MqttHarness, id: string): Promise<EmulatedModule> {
     carPassword: 'NETPASS',
     adminPassword: 'admin',
     server: { host: '127.0.0.1', port: h.t.mpPort },
-    mqtt: { url: h.brokerUrl, username: h.user, password: h.password, retryConnectMs: 200, retryDropMs: 200 },
+    mqtt: { url: h.brokerUrl, username: h.user, password: h.password, minBackoffMs: 200 },
     log: quiet,
   });
   await mod.start();

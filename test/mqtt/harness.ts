@@ -86,7 +86,7 @@ export async function mqttHarness(
         seed: 7,
         carPassword: 'NETPASS',
         adminPassword: 'admin',
-        mqtt: { url: brokerUrl, username, password: opts.password ?? password, retryConnectMs: 200, retryDropMs: 200 },
+        mqtt: { url: brokerUrl, username, password: opts.password ?? password, minBackoffMs: 200 },
         log: quiet,
       });
       cleanups.push(async () => {

@@ -39,6 +39,14 @@ export function copyFields(body: RecordBody, fields: readonly string[], map: rea
   for (const [key, n] of map) body[key] = field(fields, n);
 }
 
+/** A 0-based field as a finite number, or null when it is missing, empty or not a number. */
+export function numberAt(fields: readonly string[], index: number): number | null {
+  const t = fields[index];
+  if (t === undefined || t.trim() === '') return null;
+  const n = Number(t);
+  return Number.isFinite(n) ? n : null;
+}
+
 /** Perl's numeric value of a field used as an integer (leading digits; `''`, undef, text: 0). */
 export function integerOf(text: string | undefined): number {
   if (text === undefined) return 0;

@@ -5,7 +5,7 @@
  * (field 10, kW, output positive); temperatures from `D` (PEM 4, motor 5, battery 6, ambient 11,
  * cabin 21). Empty or non-numeric fields are left out; the distance unit comes from `S` field 2.
  */
-import { splitFields } from './fields.js';
+import { numberAt, splitFields } from './fields.js';
 
 export interface HistoryRecord {
   code: string;
@@ -32,13 +32,6 @@ export interface History {
   series: HistorySeries;
 }
 
-function num(fields: readonly string[], index: number): number | null {
-  const t = fields[index];
-  if (t === undefined || t.trim() === '') return null;
-  const n = Number(t);
-  return Number.isFinite(n) ? n : null;
-}
-
 function push(series: Point[], time: number, value: number | null): void {
   if (value !== null) series.push([time, value]);
 }
@@ -61,22 +54,22 @@ export function buildHistory(records: readonly HistoryRecord[]): History {
     const f = splitFields(r.data);
     switch (r.code) {
       case 'S': {
-        push(series.soc, r.time, num(f, 0));
+        push(series.soc, r.time, numberAt(f, 0));
         if (f[1] === 'M') units = 'M';
-        push(series.range, r.time, num(f, 7));
-        push(series.idealRange, r.time, num(f, 6));
+        push(series.range, r.time, numberAt(f, 7));
+        push(series.idealRange, r.time, numberAt(f, 6));
         break;
       }
       case 'L': {
-        push(series.power, r.time, num(f, 9));
+        push(series.power, r.time, numberAt(f, 9));
         break;
       }
       case 'D': {
-        push(series.tempPem, r.time, num(f, 3));
-        push(series.tempMotor, r.time, num(f, 4));
-        push(series.tempBattery, r.time, num(f, 5));
-        push(series.tempAmbient, r.time, num(f, 10));
-        push(series.tempCabin, r.time, num(f, 20));
+        push(series.tempPem, r.time, numberAt(f, 3));
+        push(series.tempMotor, r.time, numberAt(f, 4));
+        push(series.tempBattery, r.time, numberAt(f, 5));
+        push(series.tempAmbient, r.time, numberAt(f, 10));
+        push(series.tempCabin, r.time, numberAt(f, 20));
         break;
       }
     }

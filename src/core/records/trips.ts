@@ -16,13 +16,11 @@
  * So a trip's distance is a sum of plausible steps: never negative, and never more than
  * `MAX_SPEED` times its duration (plus the slack of its steps).
  */
-import { splitFields } from './fields.js';
+import { numberAt, splitFields } from './fields.js';
+import type { HistoryRecord } from './history.js';
 
-export interface TripRecord {
-  code: string;
-  time: number;
-  data: string;
-}
+/** A car message as trips need it: the same as the chart series'. */
+export type TripRecord = HistoryRecord;
 
 export interface TripPosition {
   lat: number;
@@ -50,13 +48,6 @@ export const MAX_SPEED: Readonly<Record<DistanceUnits, number>> = { K: 250, M: 1
 
 /** Growth allowed beyond MAX_SPEED × time, in units: odometers step by a tenth and are rounded. */
 export const STEP_SLACK = 0.5;
-
-function num(fields: readonly string[], index: number): number | null {
-  const t = fields[index];
-  if (t === undefined || t.trim() === '') return null;
-  const n = Number(t);
-  return Number.isFinite(n) ? n : null;
-}
 
 /** The most an odometer (in tenths) may grow in `seconds` while driving. */
 export function maxStep(seconds: number, units: DistanceUnits): number {
@@ -96,18 +87,18 @@ export function findTrips(records: readonly TripRecord[], units: DistanceUnits =
   for (const r of sorted) {
     const f = splitFields(r.data);
     if (r.code === 'S') {
-      const s = num(f, 0);
+      const s = numberAt(f, 0);
       if (s !== null) soc = s;
       if (trip && within(r.time)) trip.socEnd = soc;
     } else if (r.code === 'L') {
-      const lat = num(f, 0);
-      const lon = num(f, 1);
+      const lat = numberAt(f, 0);
+      const lon = numberAt(f, 1);
       if (lat !== null && lon !== null && !(lat === 0 && lon === 0)) {
         position = { lat, lon };
         if (trip && within(r.time)) trip.to = position;
       }
     } else if (r.code === 'D') {
-      const odo = num(f, 7);
+      const odo = numberAt(f, 7);
       if (odo === null || odo <= 0) continue;
       if (trip && !within(r.time)) close();
       const step = odometer === null ? 0 : odo - odometer;

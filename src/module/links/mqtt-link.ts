@@ -68,9 +68,6 @@ export interface MqttLinkOptions {
   /** Reconnect back-off (ms): the first delay (default 1000) and the cap (default 60000); see backoff.ts. */
   minBackoffMs?: number;
   maxBackoffMs?: number;
-  /** Older names of `minBackoffMs` (from fixed retry delays), used when it is not given. */
-  retryConnectMs?: number;
-  retryDropMs?: number;
   /** Random source of the back-off's jitter (default Math.random). */
   random?: () => number;
   /** Real clock in epoch ms for the 120 s client expiry (default Date.now; tests pass their own). */
@@ -206,8 +203,7 @@ export class MqttLink {
   ) {
     this.prefix = opts.topicPrefix ?? (opts.vehicleId ? `ovms/${opts.username}/${opts.vehicleId}/` : `ovms/${opts.username}/`);
     this.clock = opts.clock ?? Date.now;
-    const minMs = opts.minBackoffMs ?? opts.retryConnectMs ?? opts.retryDropMs;
-    this.backoff = new Backoff({ minMs, maxMs: opts.maxBackoffMs, random: opts.random });
+    this.backoff = new Backoff({ minMs: opts.minBackoffMs, maxMs: opts.maxBackoffMs, random: opts.random });
     this.broker = brokerName(opts.url);
   }
 
