@@ -5,13 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import type { Logger } from 'pino';
-import {
-  DEFAULT_ADDRESS_THROTTLE,
-  DEFAULT_LOGIN_THROTTLE,
-  DEFAULT_USER_THROTTLE,
-  LoginThrottle,
-  type LoginThrottleOptions,
-} from './core/login-throttle.js';
+import { loginLimits, type LoginLimits } from './core/login-throttle.js';
 import { DEFAULT_TIMEOUTS, type InactivityTimeouts } from './core/mp/inactivity.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitOptions } from './core/rate-limit.js';
 import { ApiSessions } from './hub/api-sessions.js';
@@ -30,7 +24,8 @@ import { startHttpListeners, type HttpListeners } from './http/listener.js';
 import { startOfUtcDay } from './core/time.js';
 import { VtsError } from './errors.js';
 import { describeListenError, type ListenerSpec } from './listen.js';
-import { CredentialCache } from './auth/credential-cache.js';
+import { LoginGuard } from './auth/login-guard.js';
+import { PasswordChecker } from './auth/password-checker.js';
 import { Hub, type HubOptions } from './hub/hub.js';
 import { DEFAULT_LIMITS, type MpContext, type MpLimits } from './mp/context.js';
 import { startMpListener, type MpListener } from './mp/listener.js';
@@ -50,10 +45,10 @@ export interface ServerConfig {
   tlsKey?: string;
   timeouts?: Partial<InactivityTimeouts>;
   limits?: Partial<MpLimits>;
-  /** Failed-login throttling per (address, vehicle or user). */
-  loginThrottle?: Partial<LoginThrottleOptions>;
-  /** Failed-login throttling per address. */
-  addressThrottle?: Partial<LoginThrottleOptions>;
+  /** The login throttle of every secret check (src/core/login-throttle.ts); each rule replaces the default's. */
+  loginLimits?: Partial<LoginLimits>;
+  /** scrypt password checks that may run at once (default: the CPUs, at most 4). */
+  passwordChecks?: number;
   /** Seconds car messages are kept as history (0 = off). Default 86400. */
   messageHistory?: number;
   /** Seconds notifications are kept as history (0 = off). Default 2592000. */
@@ -72,8 +67,6 @@ export interface ServerConfig {
   sessionTimeout?: number;
   /** The HTTP rate limiter (http-api-v2.md §1.1); `burst: 0` turns it off. */
   rateLimit?: Partial<RateLimitOptions>;
-  /** Failed HTTP authentications per user name. */
-  userThrottle?: Partial<LoginThrottleOptions>;
   /** Largest HTTP request body (bytes). Default 64 KiB. */
   httpBodyLimit?: number;
   /** The command service: queue length per vehicle, default and maximum timeout. */
@@ -125,8 +118,10 @@ export interface RunningServer {
   readonly mp: MpListener;
   readonly http: HttpListeners;
   readonly sessions: ApiSessions;
-  /** Verified passwords (shared by the MP scheme-1 login and the HTTP API). */
-  readonly credentials: CredentialCache;
+  /** Password checks: queue and cache (shared by the MP scheme-1 login, MQTT and the HTTP API). */
+  readonly credentials: PasswordChecker;
+  /** The login throttle of every secret check. */
+  readonly guard: LoginGuard;
   readonly commands: CommandService;
   /** The embedded MQTT broker, when it runs. */
   readonly broker: EmbeddedBroker | null;
@@ -176,14 +171,14 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     v3CommandTimeoutMs: config.commands?.defaultTimeoutMs ?? DEFAULT_COMMAND_OPTIONS.defaultTimeoutMs,
   };
   const hub = new Hub(store, log, hubOptions);
-  const credentials = new CredentialCache();
+  const credentials = new PasswordChecker({ concurrency: config.passwordChecks });
+  const guard = new LoginGuard(loginLimits(config.loginLimits), hub.now);
   let connectionIds = 0;
   const ctx: MpContext = {
     hub,
     store,
     log,
-    throttle: new LoginThrottle({ ...DEFAULT_LOGIN_THROTTLE, ...config.loginThrottle }),
-    addressThrottle: new LoginThrottle({ ...DEFAULT_ADDRESS_THROTTLE, ...config.addressThrottle }),
+    guard,
     timeouts: { ...DEFAULT_TIMEOUTS, ...config.timeouts },
     limits: { ...DEFAULT_LIMITS, ...config.limits },
     carAuthFailed: new Set(),
@@ -210,8 +205,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     sessions,
     log,
     credentials,
-    addressThrottle: ctx.addressThrottle,
-    userThrottle: new LoginThrottle({ ...DEFAULT_USER_THROTTLE, ...config.userThrottle }),
+    guard,
     rateLimiter: new RateLimiter({ ...DEFAULT_RATE_LIMIT, ...config.rateLimit }),
     cookieNames: [...new Set([config.cookieName ?? 'svcapisession', 'svcapisession'])],
     bodyLimit: config.httpBodyLimit ?? 64 * 1024,
@@ -253,7 +247,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   let broker: EmbeddedBroker | null = null;
   let bridge: MqttBridge | null = null;
   try {
-    ({ broker, bridge } = await startMqtt(config, { hub, store, log, credentials, throttle: ctx.addressThrottle }, tls, listeners));
+    ({ broker, bridge } = await startMqtt(config, { hub, store, log, credentials, guard }, tls, listeners));
   } catch (err) {
     await Promise.all([mp.close(), http.close()]);
     await store.close();
@@ -280,9 +274,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
         await new Promise((r) => setImmediate(r));
       }
       await store.purgeUtilisation(startOfUtcDay(now) - (hubOptions.utilisationDays - 1) * 86400);
-      ctx.throttle.sweep(now);
-      ctx.addressThrottle.sweep(now);
-      httpCtx.userThrottle.sweep(now);
+      guard.sweep();
       httpCtx.rateLimiter.tick(now);
     } catch (err) {
       log.error({ err }, 'housekeeping failed');
@@ -312,6 +304,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     http,
     sessions,
     credentials,
+    guard,
     commands,
     broker,
     bridge,
@@ -333,7 +326,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
 /** The embedded broker (unless an external one is configured) and the bridge on it. */
 async function startMqtt(
   config: ServerConfig,
-  deps: { hub: Hub; store: Store; log: Logger; credentials: CredentialCache; throttle: LoginThrottle },
+  deps: { hub: Hub; store: Store; log: Logger; credentials: PasswordChecker; guard: LoginGuard },
   tls: { cert: Buffer; key: Buffer } | undefined,
   listeners: Listeners,
 ): Promise<{ broker: EmbeddedBroker | null; bridge: MqttBridge | null }> {
@@ -350,7 +343,7 @@ async function startMqtt(
   let broker: EmbeddedBroker;
   try {
     broker = await startBroker(
-      { store, credentials: deps.credentials, addressThrottle: deps.throttle, log, now: hub.now, superuser: config.mqttSuperuser || undefined },
+      { store, credentials: deps.credentials, guard: deps.guard, log, now: hub.now, superuser: config.mqttSuperuser || undefined },
       { host: config.bind, port: m.port, tlsPort: tls ? m.tlsPort : null, wsPort: m.wsPort, tls },
     );
   } catch (err) {

@@ -4,8 +4,7 @@
  * token's permit). Used by the MP scheme-1 login and by the HTTP API.
  */
 import { hashApiToken, looksLikeApiToken } from './api-token.js';
-import type { CredentialCache } from './credential-cache.js';
-import { hashPassword, verifyPassword } from './password.js';
+import type { PasswordChecker } from './password-checker.js';
 import type { Owner, Store } from '../store/store.js';
 
 export interface Authenticated {
@@ -17,26 +16,20 @@ export interface Authenticated {
   tokenHash?: string;
 }
 
-let dummy: Promise<string> | undefined;
-/** A hash to verify against when the user does not exist: same cost, so no user enumeration. */
-function dummyHash(): Promise<string> {
-  dummy ??= hashPassword('not the password of anyone');
-  return dummy;
-}
-
+/**
+ * The owner when `secret` is the account password or one of the user's tokens, else null. Call it
+ * through the login guard (src/auth/login-guard.ts), which counts the attempt first.
+ */
 export async function authenticateUser(
   store: Store,
-  cache: CredentialCache,
+  passwords: PasswordChecker,
   username: string,
   secret: string,
   nowMs: number,
 ): Promise<Authenticated | null> {
   if (username === '' || secret === '') return null;
   const owner = await store.getOwnerByName(username);
-  if (!owner) {
-    await verifyPassword(secret, await dummyHash());
-    return null;
-  }
+  if (!owner) return passwords.verifyNobody(secret).then(() => null);
   const { passwordHash, ...plain } = owner;
   if (looksLikeApiToken(secret)) {
     const tokenHash = hashApiToken(secret.toLowerCase());
@@ -46,8 +39,6 @@ export async function authenticateUser(
       return { owner: plain, permit: token.permit, via: 'token', tokenHash };
     }
   }
-  if (cache.has(username, secret, owner.id, passwordHash, nowMs)) return { owner: plain, permit: owner.rights, via: 'password' };
-  if (!(await verifyPassword(secret, passwordHash))) return null;
-  cache.remember(username, secret, owner.id, passwordHash, nowMs);
+  if (!(await passwords.verify(username, secret, owner.id, passwordHash, nowMs))) return null;
   return { owner: plain, permit: owner.rights, via: 'password' };
 }

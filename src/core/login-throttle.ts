@@ -1,86 +1,193 @@
 /**
- * Failed-login throttling per source address (pure: the caller passes the clock). After `free`
- * failures within `window` seconds, each further attempt from that address must wait
- * `baseDelay × 2^(excess−1)` seconds (capped at `maxDelay`) before it is even checked; beyond
- * `lockoutAfter` failures the address is refused outright until its window expires.
+ * The one brute-force guard of every secret check (pure: the caller passes the clock in ms).
+ *
+ * An attempt is counted before its secret is checked, in three token buckets:
+ * - the pair (source address, account): one client guessing one account;
+ * - the address: one client guessing any accounts;
+ * - the account (a user name, or a vehicle for car-password checks): guesses from all addresses.
+ * Each bucket holds `burst` attempts and refills `perMinute` attempts a minute. An attempt that
+ * finds a bucket empty is refused at once (never delayed: a delay would hold a connection and let
+ * concurrent attempts through), with the seconds until it would be admitted. A successful check
+ * gives its attempt back, so honest clients never use up a budget, and makes the pair trusted for
+ * `trustDays`: a trusted pair skips the address and account buckets (only its own pair bucket
+ * applies), so an attacker elsewhere, or one behind the same carrier NAT, who exhausts those
+ * buckets does not lock out a client that has logged in before and has not failed itself.
  */
-export interface LoginThrottleOptions {
-  free: number;
-  windowSeconds: number;
-  baseDelaySeconds: number;
-  maxDelaySeconds: number;
-  lockoutAfter: number;
+export interface BucketRule {
+  /** Attempts a fresh key may make at once; 0 turns the bucket off. */
+  burst: number;
+  /** Attempts added back per minute, up to `burst`. */
+  perMinute: number;
 }
 
-/** Per (address, vehicle or user): the brute-force guard. */
-export const DEFAULT_LOGIN_THROTTLE: LoginThrottleOptions = {
-  free: 10,
-  windowSeconds: 600,
-  baseDelaySeconds: 1,
-  maxDelaySeconds: 30,
-  lockoutAfter: 100,
-};
-
-/** Per user name (HTTP): delays only, never a lockout (that would let anyone lock a user out). */
-export const DEFAULT_USER_THROTTLE: LoginThrottleOptions = {
-  free: 10,
-  windowSeconds: 600,
-  baseDelaySeconds: 1,
-  maxDelaySeconds: 10,
-  lockoutAfter: Number.POSITIVE_INFINITY,
-};
-
-/** Per source address alone: looser, as many modules may share one carrier NAT address. */
-export const DEFAULT_ADDRESS_THROTTLE: LoginThrottleOptions = {
-  free: 100,
-  windowSeconds: 600,
-  baseDelaySeconds: 1,
-  maxDelaySeconds: 30,
-  lockoutAfter: 1000,
-};
-
-interface Entry {
-  failures: number;
-  windowEnds: number;
+export interface LoginLimits {
+  pair: BucketRule;
+  address: BucketRule;
+  account: BucketRule;
+  /** Days a successful (address, account) pair stays trusted. */
+  trustDays: number;
 }
 
-export type ThrottleDecision = { action: 'allow' } | { action: 'delay'; seconds: number } | { action: 'refuse' };
+export const DEFAULT_LOGIN_LIMITS: LoginLimits = {
+  pair: { burst: 10, perMinute: 2 },
+  // generous: many modules may share one carrier NAT address
+  address: { burst: 100, perMinute: 30 },
+  account: { burst: 30, perMinute: 10 },
+  trustDays: 30,
+};
 
-export class LoginThrottle {
-  private readonly entries = new Map<string, Entry>();
+/** The default limits with the given rules in place of theirs. */
+export function loginLimits(given: Partial<LoginLimits> = {}): LoginLimits {
+  return { ...DEFAULT_LOGIN_LIMITS, ...given };
+}
 
-  constructor(private readonly opts: LoginThrottleOptions = DEFAULT_LOGIN_THROTTLE) {}
+/** Trusted addresses remembered per account (the most recent ones win). */
+const TRUSTED_PER_ACCOUNT = 16;
 
-  check(address: string, now: number): ThrottleDecision {
-    const e = this.live(address, now);
-    if (!e || e.failures < this.opts.free) return { action: 'allow' };
-    if (e.failures >= this.opts.lockoutAfter) return { action: 'refuse' };
-    const excess = e.failures - this.opts.free + 1;
-    const seconds = Math.min(this.opts.maxDelaySeconds, this.opts.baseDelaySeconds * 2 ** (excess - 1));
-    return { action: 'delay', seconds };
+interface Bucket {
+  level: number;
+  updated: number;
+}
+
+/** What an admitted attempt took; give it back with `succeeded` when the secret was right. */
+export interface Ticket {
+  readonly pair: string;
+  readonly address: string;
+  readonly account: string;
+  readonly trusted: boolean;
+}
+
+export type Admission = { admitted: true; ticket: Ticket } | { admitted: false; retryAfterSeconds: number; limit: keyof Omit<LoginLimits, 'trustDays'> };
+
+class Buckets {
+  private readonly map = new Map<string, Bucket>();
+
+  constructor(private readonly rule: BucketRule) {}
+
+  get enabled(): boolean {
+    return this.rule.burst > 0;
   }
 
-  recordFailure(address: string, now: number): void {
-    const e = this.live(address, now);
-    if (e) e.failures++;
-    else this.entries.set(address, { failures: 1, windowEnds: now + this.opts.windowSeconds });
+  /** The bucket of `key` refilled to `now` (not stored when untouched and full). */
+  private current(key: string, now: number): Bucket {
+    const b = this.map.get(key);
+    if (!b) return { level: this.rule.burst, updated: now };
+    const refill = ((now - b.updated) / 60_000) * this.rule.perMinute;
+    return { level: Math.min(this.rule.burst, b.level + Math.max(0, refill)), updated: now };
   }
 
-  /** Drops expired entries; call now and then so that the table stays small. */
+  /** Seconds until `key` may take an attempt; 0 when it may now. */
+  wait(key: string, now: number): number {
+    if (!this.enabled) return 0;
+    const b = this.current(key, now);
+    if (b.level >= 1) return 0;
+    return this.rule.perMinute > 0 ? Math.ceil(((1 - b.level) / this.rule.perMinute) * 60) : Number.POSITIVE_INFINITY;
+  }
+
+  take(key: string, now: number): void {
+    if (!this.enabled) return;
+    const b = this.current(key, now);
+    b.level -= 1;
+    this.map.set(key, b);
+  }
+
+  give(key: string, now: number): void {
+    if (!this.enabled) return;
+    const b = this.current(key, now);
+    b.level = Math.min(this.rule.burst, b.level + 1);
+    if (b.level >= this.rule.burst) this.map.delete(key);
+    else this.map.set(key, b);
+  }
+
+  /** Forgets buckets that have refilled completely. */
   sweep(now: number): void {
-    for (const [k, e] of this.entries) if (e.windowEnds <= now) this.entries.delete(k);
+    for (const key of this.map.keys()) if (this.current(key, now).level >= this.rule.burst) this.map.delete(key);
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.map.size;
+  }
+}
+
+export class LoginThrottle {
+  private readonly pairs: Buckets;
+  private readonly addresses: Buckets;
+  private readonly accounts: Buckets;
+  /** account → (address → trusted until, ms), most recent last. */
+  private readonly trust = new Map<string, Map<string, number>>();
+
+  constructor(readonly limits: LoginLimits = DEFAULT_LOGIN_LIMITS) {
+    this.pairs = new Buckets(limits.pair);
+    this.addresses = new Buckets(limits.address);
+    this.accounts = new Buckets(limits.account);
   }
 
-  private live(address: string, now: number): Entry | undefined {
-    const e = this.entries.get(address);
-    if (e && e.windowEnds <= now) {
-      this.entries.delete(address);
-      return undefined;
+  /** Counts an attempt of `address` at `account` (before its check), or refuses it. */
+  admit(address: string, account: string, now: number): Admission {
+    const pair = `${address}\u0000${account}`;
+    const trusted = this.trusted(address, account, now);
+    const waits: [Admission & { admitted: false }, number][] = [];
+    const consider = (limit: 'pair' | 'address' | 'account', seconds: number) => {
+      if (seconds > 0) waits.push([{ admitted: false, retryAfterSeconds: seconds, limit }, seconds]);
+    };
+    consider('pair', this.pairs.wait(pair, now));
+    if (!trusted) {
+      consider('address', this.addresses.wait(address, now));
+      consider('account', this.accounts.wait(account, now));
     }
-    return e;
+    if (waits.length > 0) return waits.reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+    this.pairs.take(pair, now);
+    if (!trusted) {
+      this.addresses.take(address, now);
+      this.accounts.take(account, now);
+    }
+    return { admitted: true, ticket: { pair, address, account, trusted } };
+  }
+
+  /** The secret was right: the attempt is given back and the pair becomes trusted. */
+  succeeded(ticket: Ticket, now: number): void {
+    this.cancel(ticket, now);
+    let known = this.trust.get(ticket.account);
+    if (!known) this.trust.set(ticket.account, (known = new Map()));
+    known.delete(ticket.address);
+    known.set(ticket.address, now + this.limits.trustDays * 86_400_000);
+    if (known.size > TRUSTED_PER_ACCOUNT) known.delete(known.keys().next().value as string);
+  }
+
+  /** The attempt was not checked after all (the server was busy): it is given back. */
+  cancel(ticket: Ticket, now: number): void {
+    this.pairs.give(ticket.pair, now);
+    if (!ticket.trusted) {
+      this.addresses.give(ticket.address, now);
+      this.accounts.give(ticket.account, now);
+    }
+  }
+
+  /** Ends the trust of an account's addresses (after its password changed). */
+  forget(account: string): void {
+    this.trust.delete(account);
+  }
+
+  /** Drops full buckets and expired trust; call now and then so that the tables stay small. */
+  sweep(now: number): void {
+    this.pairs.sweep(now);
+    this.addresses.sweep(now);
+    this.accounts.sweep(now);
+    for (const [account, known] of this.trust) {
+      for (const [address, until] of known) if (until <= now) known.delete(address);
+      if (known.size === 0) this.trust.delete(account);
+    }
+  }
+
+  /** Entries held (buckets and trusted pairs), for tests and metrics. */
+  get size(): number {
+    let trusted = 0;
+    for (const known of this.trust.values()) trusted += known.size;
+    return this.pairs.size + this.addresses.size + this.accounts.size + trusted;
+  }
+
+  private trusted(address: string, account: string, now: number): boolean {
+    const until = this.trust.get(account)?.get(address);
+    return until !== undefined && until > now;
   }
 }

@@ -1,13 +1,16 @@
 /**
  * Who is calling (http-api-v2.md §3.1): a session cookie naming a live session, else `username`
  * and `password` (the account password or an API token of that user) from the query string or,
- * for a POST, the form body. Failed attempts are throttled per address and per user name.
+ * for a POST, the form body. Every check goes through the login guard (src/auth/login-guard.ts):
+ * an attempt over a limit is not checked and answers 429 with `Retry-After`.
  */
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateUser } from '../auth/authenticate.js';
+import { userAccount } from '../auth/login-guard.js';
 import type { ApiSession } from '../hub/api-sessions.js';
 import type { HttpContext } from './context.js';
 import { clientAddress, type Params } from './params.js';
+import { sendText } from './reply.js';
 
 export interface Principal {
   ownerId: number;
@@ -29,9 +32,21 @@ export function sessionCookie(header: string | undefined, names: readonly string
   return undefined;
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+/** An attempt the login throttle refused without checking it. */
+export interface Throttled {
+  throttled: true;
+  retryAfterSeconds: number;
+}
 
-export async function authenticate(ctx: HttpContext, req: FastifyRequest, params: Params): Promise<Principal | null> {
+export const isThrottled = (x: object | null | undefined): x is Throttled => x !== null && x !== undefined && 'throttled' in x;
+
+/** The answer to a refused attempt: 429, `Retry-After`, a line that says when to try again. */
+export function tooManyLogins(reply: FastifyReply, t: Throttled): FastifyReply {
+  reply.header('retry-after', String(t.retryAfterSeconds));
+  return sendText(reply, 429, `Too many failed logins: try again in ${t.retryAfterSeconds} s`);
+}
+
+export async function authenticate(ctx: HttpContext, req: FastifyRequest, params: Params): Promise<Principal | Throttled | null> {
   const cookie = sessionCookie(req.headers.cookie, ctx.cookieNames);
   if (cookie) {
     const s = ctx.sessions.use(cookie);
@@ -41,28 +56,27 @@ export async function authenticate(ctx: HttpContext, req: FastifyRequest, params
   const password = params.password;
   if (!username || !password) return null;
   const principal = await checkCredentials(ctx, req, username, password);
-  if (!principal) return null;
+  if (!principal || isThrottled(principal)) return principal;
   // a cookie-less client that connected to a vehicle keeps its registration alive by using the API
   ctx.sessions.anonymous({ id: principal.ownerId, name: principal.ownerName }, principal.permit, clientAddress(req), false);
   return principal;
 }
 
-/** A user name with the account password or a token, throttled per address and per user name. */
-export async function checkCredentials(ctx: HttpContext, req: FastifyRequest, username: string, password: string): Promise<Principal | null> {
+/** A user name with the account password or a token, through the login guard. */
+export async function checkCredentials(ctx: HttpContext, req: FastifyRequest, username: string, password: string): Promise<Principal | Throttled | null> {
   const address = clientAddress(req);
-  const nowS = ctx.hub.seconds();
-  const userKey = username.toLowerCase();
-  const decisions = [ctx.addressThrottle.check(address, nowS), ctx.userThrottle.check(userKey, nowS)];
-  if (decisions[0]!.action === 'refuse') return null;
-  const delay = Math.max(0, ...decisions.map((d) => (d.action === 'delay' ? d.seconds : 0)));
-  if (delay > 0) await sleep(delay * 1000);
-
-  const auth = await authenticateUser(ctx.store, ctx.credentials, username, password, ctx.hub.now());
-  if (!auth || auth.permit.trim().toLowerCase() === 'none') {
-    ctx.addressThrottle.recordFailure(address, ctx.hub.seconds());
-    ctx.userThrottle.recordFailure(userKey, ctx.hub.seconds());
-    ctx.log.info({ address, user: username, path: req.url.split('?')[0] }, 'HTTP authentication failed');
-    return null;
+  const outcome = await ctx.guard.attempt(address, userAccount(username), async () => {
+    const auth = await authenticateUser(ctx.store, ctx.credentials, username, password, ctx.hub.now());
+    return auth && auth.permit.trim().toLowerCase() !== 'none' ? auth : null;
+  });
+  if (outcome.ok) {
+    const auth = outcome.value;
+    return { ownerId: auth.owner.id, ownerName: auth.owner.name, permit: auth.permit, tokenHash: auth.tokenHash };
   }
-  return { ownerId: auth.owner.id, ownerName: auth.owner.name, permit: auth.permit, tokenHash: auth.tokenHash };
+  if (outcome.throttled) {
+    ctx.log.info({ address, user: username, path: req.url.split('?')[0], limit: outcome.limit }, 'HTTP authentication refused: too many failed logins');
+    return { throttled: true, retryAfterSeconds: outcome.retryAfterSeconds };
+  }
+  ctx.log.info({ address, user: username, path: req.url.split('?')[0] }, 'HTTP authentication failed');
+  return null;
 }

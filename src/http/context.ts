@@ -1,7 +1,7 @@
 /** What the HTTP adapter needs from the server around it. */
 import type { Logger } from 'pino';
-import type { CredentialCache } from '../auth/credential-cache.js';
-import type { LoginThrottle } from '../core/login-throttle.js';
+import type { LoginGuard } from '../auth/login-guard.js';
+import type { PasswordChecker } from '../auth/password-checker.js';
 import type { RateLimiter } from '../core/rate-limit.js';
 import type { ApiSessions } from '../hub/api-sessions.js';
 import type { CommandService } from '../hub/command-service.js';
@@ -15,11 +15,10 @@ export interface HttpContext {
   store: Store;
   sessions: ApiSessions;
   log: Logger;
-  credentials: CredentialCache;
-  /** Failed authentications per source address (shared with the MP). */
-  addressThrottle: LoginThrottle;
-  /** Failed authentications per user name (delays only: a lockout would let anyone lock a user out). */
-  userThrottle: LoginThrottle;
+  /** Password checks (queue and cache), shared with the MP and MQTT. */
+  credentials: PasswordChecker;
+  /** The login throttle shared by every secret check (HTTP, MP, MQTT). */
+  guard: LoginGuard;
   rateLimiter: RateLimiter;
   /** Session cookie names accepted; the first is the one `GET /api/cookie` sets. */
   cookieNames: readonly string[];

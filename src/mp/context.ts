@@ -1,8 +1,8 @@
 /** What every MP connection needs from the server around it. */
 import type { Logger } from 'pino';
 import type { InactivityTimeouts } from '../core/mp/inactivity.js';
-import type { LoginThrottle } from '../core/login-throttle.js';
-import type { CredentialCache } from '../auth/credential-cache.js';
+import type { LoginGuard } from '../auth/login-guard.js';
+import type { PasswordChecker } from '../auth/password-checker.js';
 import type { Hub } from '../hub/hub.js';
 import type { Store } from '../store/store.js';
 
@@ -25,12 +25,10 @@ export interface MpContext {
   hub: Hub;
   store: Store;
   log: Logger;
-  /** Failed logins per (source address, vehicle or user): the brute-force guard. */
-  throttle: LoginThrottle;
-  /** Failed logins per source address, with looser limits (many modules may share one NAT). */
-  addressThrottle: LoginThrottle;
-  /** Verified (user, password) pairs, shared with the HTTP API. */
-  credentials: CredentialCache;
+  /** The login throttle shared by every secret check (HTTP, MP, MQTT). */
+  guard: LoginGuard;
+  /** Password checks (queue and cache), shared with the HTTP API. */
+  credentials: PasswordChecker;
   timeouts: InactivityTimeouts;
   limits: MpLimits;
   /** Vehicles whose car login failed since the last success (for the auth alerts of §4.2). */

@@ -8,7 +8,7 @@ import { digestBase64, randomToken, sessionKey, verifyDigest } from '../core/cry
 import { hasRight } from '../core/auth/rights.js';
 import { scheme0Reply, scheme1Reply, type LoginWelcome } from '../core/mp/welcome.js';
 import { authenticateUser } from '../auth/authenticate.js';
-import type { CredentialCache } from '../auth/credential-cache.js';
+import type { PasswordChecker } from '../auth/password-checker.js';
 import type { Store, Vehicle } from '../store/store.js';
 
 export type LoginResult =
@@ -16,7 +16,7 @@ export type LoginResult =
   | { ok: false; reason: string; vehicleId?: string };
 
 /** @param nowMs the current time in epoch milliseconds */
-export async function checkLogin(store: Store, cache: CredentialCache, w: LoginWelcome, nowMs: number): Promise<LoginResult> {
+export async function checkLogin(store: Store, cache: PasswordChecker, w: LoginWelcome, nowMs: number): Promise<LoginResult> {
   return w.scheme === '0' ? scheme0(store, w) : scheme1(store, cache, w, nowMs);
 }
 
@@ -39,7 +39,7 @@ async function scheme0(store: Store, w: LoginWelcome): Promise<LoginResult> {
   };
 }
 
-async function scheme1(store: Store, cache: CredentialCache, w: LoginWelcome, nowMs: number): Promise<LoginResult> {
+async function scheme1(store: Store, cache: PasswordChecker, w: LoginWelcome, nowMs: number): Promise<LoginResult> {
   const auth = await authenticateUser(store, cache, w.field1, w.field2, nowMs);
   if (!auth) return { ok: false, reason: 'wrong user name, password or token' };
   if (!hasRight(auth.permit, 'v2')) return { ok: false, reason: 'missing right v2' };

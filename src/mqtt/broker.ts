@@ -2,8 +2,8 @@
  * The embedded MQTT broker of `vts serve`: aedes behind TCP (1883), TLS (8883, with the
  * server's certificate) and WebSocket listeners, with vts's accounts and topic rules:
  * - CONNECT: user name + account password or an API token, and the login must grant `v3` or `mqtt`
- *   (as `/mqapi/auth`); failures count in the address throttle shared with the MP and HTTP logins,
- *   and a throttled address is refused without checking. Anonymous logins are refused.
+ *   (as `/mqapi/auth`), checked through the login guard shared with the MP and HTTP logins (an
+ *   attempt over a limit is refused without checking). Anonymous logins are refused.
  * - A client id belongs to the user that first took it while its session lives: another user's
  *   CONNECT with it is refused (`identifier rejected`), so nobody can take over a module's
  *   persistent session or kick it off with its vehicle id.
@@ -19,9 +19,9 @@ import { Aedes, type AuthenticateError, type Client } from 'aedes';
 import type { Logger } from 'pino';
 import { createWebSocketStream, WebSocketServer } from 'ws';
 import { authenticateUser } from '../auth/authenticate.js';
-import type { CredentialCache } from '../auth/credential-cache.js';
+import type { PasswordChecker } from '../auth/password-checker.js';
 import { hasRight } from '../core/auth/rights.js';
-import type { LoginThrottle } from '../core/login-throttle.js';
+import { userAccount, type LoginGuard } from '../auth/login-guard.js';
 import { topicAccess } from '../core/mqtt/acl.js';
 import { listen } from '../listen.js';
 import { GuardedConnection } from './guarded-connection.js';
@@ -29,8 +29,8 @@ import type { Store } from '../store/store.js';
 
 export interface BrokerDeps {
   store: Store;
-  credentials: CredentialCache;
-  addressThrottle: LoginThrottle;
+  credentials: PasswordChecker;
+  guard: LoginGuard;
   log: Logger;
   /** Epoch milliseconds. */
   now: () => number;
@@ -77,17 +77,20 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
     authenticate(client, username, password, done) {
       const address = addresses.get(client.conn) ?? '';
       const name = username ?? '';
-      const now = Math.floor(deps.now() / 1000);
-      if (deps.addressThrottle.check(address, now).action === 'refuse') {
-        done(refusal(5, 'too many failed logins from this address'), false);
-        return;
-      }
-      authenticateUser(deps.store, deps.credentials, name, password?.toString('utf8') ?? '', deps.now()).then(
-        (auth) => {
-          if (!auth || !hasRight(auth.permit, 'v3', 'mqtt')) {
-            deps.addressThrottle.recordFailure(address, Math.floor(deps.now() / 1000));
-            log.info({ address, user: name, client: client.id }, 'MQTT login refused');
-            done(refusal(auth ? 5 : 4, 'not authorised'), false);
+      const secret = password?.toString('utf8') ?? '';
+      deps.guard
+        .attempt(address, userAccount(name), async () => {
+          const auth = await authenticateUser(deps.store, deps.credentials, name, secret, deps.now());
+          return auth && hasRight(auth.permit, 'v3', 'mqtt') ? auth : null;
+        })
+        .then(
+        (outcome) => {
+          if (!outcome.ok) {
+            log.info(
+              { address, user: name, client: client.id, ...(outcome.throttled ? { limit: outcome.limit } : {}) },
+              outcome.throttled ? 'MQTT login refused: too many failed logins' : 'MQTT login refused',
+            );
+            done(refusal(outcome.throttled ? 5 : 4, 'not authorised'), false);
             return;
           }
           const owner = idOwners.get(client.id);

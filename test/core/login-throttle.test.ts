@@ -1,105 +1,116 @@
-/** Failed-login throttling (src/core/login-throttle.ts). */
+/** The login throttle's buckets and trusted pairs (src/core/login-throttle.ts), on an injected clock. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_LOGIN_THROTTLE, LoginThrottle } from '../../src/core/login-throttle.js';
+import fc from 'fast-check';
+import { DEFAULT_LOGIN_LIMITS, LoginThrottle, loginLimits, type Admission, type Ticket } from '../../src/core/login-throttle.js';
+import { fuzzParams } from '../support/fuzz.js';
 
-const OPTS = { free: 3, windowSeconds: 60, baseDelaySeconds: 1, maxDelaySeconds: 4, lockoutAfter: 8 };
+const MIN = 60_000;
+const LIMITS = loginLimits({ pair: { burst: 3, perMinute: 1 }, address: { burst: 6, perMinute: 2 }, account: { burst: 5, perMinute: 1 } });
 
-function fail(t: LoginThrottle, addr: string, n: number, now: number): void {
-  for (let k = 0; k < n; k++) t.recordFailure(addr, now);
+function ticket(a: Admission): Ticket {
+  assert.ok(a.admitted, `expected admission, got ${JSON.stringify(a)}`);
+  return a.ticket;
 }
 
-test('unknown addresses and the first `free` failures are allowed', () => {
-  const t = new LoginThrottle(OPTS);
-  assert.deepEqual(t.check('10.0.0.1', 0), { action: 'allow' });
-  fail(t, '10.0.0.1', 2, 0);
-  assert.deepEqual(t.check('10.0.0.1', 1), { action: 'allow' });
+test('a pair may fail `burst` times; the next attempt is refused with the seconds until a refill', () => {
+  const t = new LoginThrottle(LIMITS);
+  for (let k = 0; k < 3; k++) ticket(t.admit('10.0.0.1', 'user:demo', 0));
+  assert.deepEqual(t.admit('10.0.0.1', 'user:demo', 0), { admitted: false, retryAfterSeconds: 60, limit: 'pair' });
+  assert.deepEqual(t.admit('10.0.0.1', 'user:demo', 30_000), { admitted: false, retryAfterSeconds: 30, limit: 'pair' });
+  ticket(t.admit('10.0.0.1', 'user:demo', MIN)); // one attempt refilled after a minute
+  assert.equal(t.admit('10.0.0.1', 'user:demo', MIN).admitted, false);
 });
 
-test('the delay doubles per failure beyond `free` and is capped', () => {
-  const t = new LoginThrottle(OPTS);
-  const seen: unknown[] = [];
-  for (let n = 0; n < 8; n++) {
-    seen.push(t.check('a', 1));
-    t.recordFailure('a', 1);
-  }
-  assert.deepEqual(seen, [
-    { action: 'allow' },
-    { action: 'allow' },
-    { action: 'allow' },
-    { action: 'delay', seconds: 1 },
-    { action: 'delay', seconds: 2 },
-    { action: 'delay', seconds: 4 },
-    { action: 'delay', seconds: 4 },
-    { action: 'delay', seconds: 4 },
-  ]);
+test('the attempt is counted when it is admitted, before any check: concurrent attempts cannot pass together', () => {
+  const t = new LoginThrottle(LIMITS);
+  // nothing is reported back yet (all checks still running): only `burst` are admitted
+  const admitted = Array.from({ length: 1200 }, () => t.admit('10.0.0.1', 'user:demo', 0)).filter((a) => a.admitted);
+  assert.equal(admitted.length, 3);
 });
 
-test('refuse from lockoutAfter failures on', () => {
-  const t = new LoginThrottle(OPTS);
-  fail(t, 'a', 7, 0);
-  assert.equal(t.check('a', 1).action, 'delay');
-  t.recordFailure('a', 1);
-  assert.deepEqual(t.check('a', 1), { action: 'refuse' });
-  fail(t, 'a', 50, 2);
-  assert.deepEqual(t.check('a', 2), { action: 'refuse' });
+test('a right secret gives its attempt back: an honest client never uses up its budget', () => {
+  const t = new LoginThrottle(LIMITS);
+  for (let k = 0; k < 100; k++) t.succeeded(ticket(t.admit('10.0.0.1', 'user:demo', k)), k);
+  assert.equal(t.admit('10.0.0.1', 'user:demo', 100).admitted, true);
 });
 
-test('addresses are independent', () => {
-  const t = new LoginThrottle(OPTS);
-  fail(t, 'a', 8, 0);
-  assert.deepEqual(t.check('a', 0), { action: 'refuse' });
-  assert.deepEqual(t.check('b', 0), { action: 'allow' });
-  assert.equal(t.size, 1);
+test('the address bucket bounds guesses at many accounts from one address', () => {
+  const t = new LoginThrottle(LIMITS);
+  for (let k = 0; k < 6; k++) ticket(t.admit('10.0.0.1', `user:u${k}`, 0));
+  const refused = t.admit('10.0.0.1', 'user:u99', 0);
+  assert.equal(refused.admitted, false);
+  assert.equal(!refused.admitted && refused.limit, 'address');
+  assert.equal(t.admit('10.0.0.2', 'user:u99', 0).admitted, true, 'another address is not affected');
 });
 
-test('the window runs from the first failure; after it everything is forgotten', () => {
-  const t = new LoginThrottle(OPTS);
-  fail(t, 'a', 8, 100);
-  assert.deepEqual(t.check('a', 159), { action: 'refuse' });
-  assert.deepEqual(t.check('a', 160), { action: 'allow' });
+test('failures for a user from one address do not refuse that user from another address (the defaults)', () => {
+  const t = new LoginThrottle(DEFAULT_LOGIN_LIMITS);
+  for (let k = 0; k < 14; k++) t.admit('10.0.0.1', 'user:demo', 0);
+  assert.equal(t.admit('10.0.0.1', 'user:demo', 0).admitted, false, 'the guessing pair is refused');
+  assert.equal(t.admit('10.0.0.2', 'user:demo', 0).admitted, true, 'an honest client elsewhere is not');
+});
+
+test('the account bucket bounds guesses from many addresses; a pair that logged in before is not refused', () => {
+  const t = new LoginThrottle(LIMITS);
+  t.succeeded(ticket(t.admit('10.9.9.9', 'user:demo', 0)), 0); // the owner's phone, earlier
+  for (let k = 0; k < 5; k++) ticket(t.admit(`10.0.0.${k}`, 'user:demo', MIN));
+  const fresh = t.admit('10.0.1.1', 'user:demo', MIN);
+  assert.equal(fresh.admitted, false);
+  assert.equal(!fresh.admitted && fresh.limit, 'account');
+  const known = ticket(t.admit('10.9.9.9', 'user:demo', MIN));
+  assert.equal(known.trusted, true);
+  t.succeeded(known, MIN);
+  assert.equal(t.admit('10.0.1.1', 'user:other', MIN).admitted, true, 'other accounts are not affected');
+});
+
+test('a trusted pair is still bounded by its own pair bucket', () => {
+  const t = new LoginThrottle(LIMITS);
+  t.succeeded(ticket(t.admit('10.0.0.1', 'user:demo', 0)), 0);
+  for (let k = 0; k < 3; k++) ticket(t.admit('10.0.0.1', 'user:demo', 1));
+  assert.equal(t.admit('10.0.0.1', 'user:demo', 1).admitted, false);
+});
+
+test('trust ends after trustDays and when the account is forgotten', () => {
+  const t = new LoginThrottle({ ...LIMITS, trustDays: 1 });
+  t.succeeded(ticket(t.admit('10.0.0.1', 'user:demo', 0)), 0);
+  assert.equal(ticket(t.admit('10.0.0.1', 'user:demo', 1)).trusted, true);
+  assert.equal(ticket(t.admit('10.0.0.1', 'user:demo', 86_400_000)).trusted, false);
+  t.succeeded(ticket(t.admit('10.0.0.2', 'user:demo', 0)), 0);
+  t.forget('user:demo');
+  assert.equal(ticket(t.admit('10.0.0.2', 'user:demo', 1)).trusted, false);
+});
+
+test('cancel gives the attempt back without trusting the pair; sweep forgets refilled buckets', () => {
+  const t = new LoginThrottle(LIMITS);
+  for (let k = 0; k < 3; k++) t.cancel(ticket(t.admit('10.0.0.1', 'user:demo', 0)), 0);
+  assert.equal(ticket(t.admit('10.0.0.1', 'user:demo', 0)).trusted, false);
+  assert.ok(t.size > 0);
+  t.sweep(10 * MIN);
   assert.equal(t.size, 0);
-  // A new failure starts a new window of one failure.
-  t.recordFailure('a', 160);
-  fail(t, 'a', 2, 161);
-  assert.deepEqual(t.check('a', 162), { action: 'delay', seconds: 1 });
 });
 
-test('failures recorded after the window start a fresh entry', () => {
-  const t = new LoginThrottle(OPTS);
-  fail(t, 'a', 5, 0);
-  t.recordFailure('a', 60);
-  assert.deepEqual(t.check('a', 60), { action: 'allow' });
+test('a bucket with burst 0 is off', () => {
+  const t = new LoginThrottle(loginLimits({ pair: { burst: 0, perMinute: 0 }, address: { burst: 0, perMinute: 0 }, account: { burst: 0, perMinute: 0 } }));
+  for (let k = 0; k < 1000; k++) ticket(t.admit('10.0.0.1', 'user:demo', 0));
 });
 
-test('sweep drops expired entries only', () => {
-  const t = new LoginThrottle(OPTS);
-  t.recordFailure('old', 0);
-  t.recordFailure('new', 30);
-  assert.equal(t.size, 2);
-  t.sweep(59);
-  assert.equal(t.size, 2);
-  t.sweep(60);
-  assert.equal(t.size, 1);
-  assert.deepEqual(t.check('new', 60), { action: 'allow' });
-  t.sweep(90);
-  assert.equal(t.size, 0);
-});
-
-test('defaults: 10 free, 1 s doubling to 30 s, refuse at 100, 600 s window', () => {
-  assert.deepEqual(DEFAULT_LOGIN_THROTTLE, {
-    free: 10,
-    windowSeconds: 600,
-    baseDelaySeconds: 1,
-    maxDelaySeconds: 30,
-    lockoutAfter: 100,
-  });
-  const t = new LoginThrottle();
-  fail(t, 'a', 10, 0);
-  assert.deepEqual(t.check('a', 0), { action: 'delay', seconds: 1 });
-  fail(t, 'a', 5, 0);
-  assert.deepEqual(t.check('a', 0), { action: 'delay', seconds: 30 });
-  fail(t, 'a', 85, 0);
-  assert.deepEqual(t.check('a', 0), { action: 'refuse' });
-  assert.deepEqual(t.check('a', 600), { action: 'allow' });
+test('property: within one minute a pair is never admitted more than burst + perMinute times', () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.record({ at: fc.integer({ min: 0, max: MIN }), ok: fc.boolean() }), { maxLength: 200 }),
+      (attempts) => {
+        const t = new LoginThrottle(LIMITS);
+        let failedAdmissions = 0;
+        for (const { at, ok } of attempts.sort((a, b) => a.at - b.at)) {
+          const a = t.admit('10.0.0.1', 'user:demo', at);
+          if (!a.admitted) continue;
+          if (ok) t.succeeded(a.ticket, at);
+          else failedAdmissions++;
+        }
+        return failedAdmissions <= LIMITS.pair.burst + LIMITS.pair.perMinute;
+      },
+    ),
+    fuzzParams(500),
+  );
 });

@@ -1,10 +1,8 @@
 /**
  * Abuse limits of the HTTP listener (http-api-v2.md §1.1; docs/compatibility.md HTTP #3, #16,
  * #17): the per-address rate limiter refuses a request once the address's quota is used up with
- * `429 Too many requests`, an empty body and the CORS header, before routing and authentication;
- * failed authentications are throttled per source address (refusal after the configured number of
- * failures, even for the right password; cookie sessions unaffected) and per user name (delays,
- * never a lockout).
+ * `429 Too many requests`, an empty body and the CORS header, before routing and authentication.
+ * The login throttle is tested in test/http/login-throttle.test.ts.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -59,50 +57,4 @@ test('the quota is per source address', async (ctx) => {
 test('burst 0 turns the limiter off', async (ctx) => {
   const h = await httpHarness(ctx, { rateLimit: { burst: 0, delaySeconds: 0 } });
   for (let k = 1; k <= 30; k++) assert.equal((await h.asDemo('/api/vehicles')).status, 200, `request ${k}`);
-});
-
-test('failed authentications per address: refused after the limit even with the right password; cookies still work', async (ctx) => {
-  const h = await httpHarness(ctx, { addressThrottle: { free: 3, lockoutAfter: 3, windowSeconds: 600 } });
-  await h.t.addUser('other', 'otherpass');
-  const cookie = await h.login();
-  assert.equal((await h.asDemo('/api/vehicles')).status, 200, 'successes are not counted');
-
-  for (let k = 1; k <= 3; k++) {
-    const r = await h.request(`/api/vehicles?username=demo&password=wrong${k}`);
-    assert.equal(r.status, 401, `failure ${k}`);
-  }
-  for (const auth of [DEMO_AUTH, 'username=other&password=otherpass']) {
-    const r = await h.request(withQuery('/api/vehicles', auth));
-    assert.equal(r.status, 401, `${auth} from a refused address`);
-    assert.equal(r.body, 'Authentication failed\n');
-  }
-  const viaCookie = await h.request('/api/vehicles', { headers: { cookie } });
-  assert.equal(viaCookie.status, 200, 'a live session is not affected');
-
-  const elsewhere = await getFrom('127.0.0.2', h.httpPort, withQuery('/api/vehicles', DEMO_AUTH));
-  assert.equal(elsewhere.status, 200, 'another address is not affected');
-});
-
-test('failed authentications per user name delay later attempts but never lock the user out', async (ctx) => {
-  // one free failure, then every attempt for that user waits half a second before it is checked
-  const h = await httpHarness(ctx, { userThrottle: { free: 1, baseDelaySeconds: 0.5, maxDelaySeconds: 0.5 } });
-  await h.t.addUser('other', 'otherpass');
-  // three failures (the name compares case-insensitively): beyond what a lockout after a few would allow
-  for (const name of ['demo', 'DEMO', 'Demo']) {
-    assert.equal((await h.request(`/api/vehicles?username=${name}&password=wrong`)).status, 401);
-  }
-
-  const finished: string[] = [];
-  const delayed = h.asDemo('/api/vehicles').then((r) => {
-    finished.push('demo');
-    return r;
-  });
-  const unrelated = h.request('/api/vehicles?username=other&password=otherpass').then((r) => {
-    finished.push('other');
-    return r;
-  });
-  const [d, u] = await Promise.all([delayed, unrelated]);
-  assert.equal(u.status, 200);
-  assert.equal(d.status, 200, 'the right password still works: no lockout');
-  assert.deepEqual(finished, ['other', 'demo'], "demo's attempt was held; other's was not");
 });

@@ -14,6 +14,7 @@ import type { Params } from '../params.js';
 import { commandFailure } from '../command/errors.js';
 import { sendJson, sendText, status } from '../reply.js';
 import { vehicleByPassword } from './vehicle-auth.js';
+import { isThrottled, tooManyLogins } from '../auth.js';
 
 export async function customCommand(ctx: HttpContext, req: FastifyRequest, reply: FastifyReply, params: Params): Promise<unknown> {
   const vehicleId = (params['fn.vehicleid'] ?? '').toUpperCase();
@@ -21,7 +22,9 @@ export async function customCommand(ctx: HttpContext, req: FastifyRequest, reply
   const cmd = params['fn.cmd'] ?? '';
   if (vehicleId === '' || carpass === '' || cmd === '') return sendText(reply, 400, 'Missing fn.vehicleid, fn.carpass or fn.cmd');
 
-  if (!(await vehicleByPassword(ctx, req, vehicleId, carpass))) return sendText(reply, 401, 'Authentication failed');
+  const vehicle = await vehicleByPassword(ctx, req, vehicleId, carpass);
+  if (!vehicle) return sendText(reply, 401, 'Authentication failed');
+  if (isThrottled(vehicle)) return tooManyLogins(reply, vehicle);
 
   try {
     const r = await ctx.commands.execute({ vehicleId, kind: 'mp', text: extended(cmd), caller: `vehicle:${vehicleId}`, via: 'custom-api' });

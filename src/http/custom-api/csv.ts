@@ -14,6 +14,7 @@ import type { HttpContext } from '../context.js';
 import type { Params } from '../params.js';
 import { badRequest, sendText } from '../reply.js';
 import { vehicleByPassword } from './vehicle-auth.js';
+import { isThrottled, tooManyLogins } from '../auth.js';
 
 export async function customCsv(ctx: HttpContext, req: FastifyRequest, reply: FastifyReply, params: Params): Promise<unknown> {
   const vehicleId = (params['fn.vehicleid'] ?? '').toUpperCase();
@@ -23,6 +24,7 @@ export async function customCsv(ctx: HttpContext, req: FastifyRequest, reply: Fa
 
   const vehicle = await vehicleByPassword(ctx, req, vehicleId, carpass);
   if (!vehicle) return sendText(reply, 401, 'Authentication failed');
+  if (isThrottled(vehicle)) return tooManyLogins(reply, vehicle);
 
   const sinceText = params['fn.since'] ?? '';
   const since = sinceText === '' ? -1 : parseSince(sinceText);

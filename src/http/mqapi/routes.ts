@@ -13,6 +13,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateUser } from '../../auth/authenticate.js';
+import { userAccount } from '../../auth/login-guard.js';
 import { hasRight } from '../../core/auth/rights.js';
 import { pluginAccess, topicAccess } from '../../core/mqtt/acl.js';
 import type { HttpContext } from '../context.js';
@@ -30,15 +31,15 @@ export async function mqapi(ctx: HttpContext, req: FastifyRequest, reply: Fastif
   const username = params.username ?? '';
   switch (call) {
     case 'auth': {
+      // through the login guard like every secret check; a refused attempt is a plain failure here
       const address = clientAddress(req);
-      const now = ctx.hub.seconds();
-      const refused = ctx.addressThrottle.check(address, now).action === 'refuse';
-      const auth = refused ? null : await authenticateUser(ctx.store, ctx.credentials, username, params.password ?? '', ctx.hub.now());
-      if (auth && hasRight(auth.permit, 'v3', 'mqtt')) return empty(reply, 200, 'Authentication OK');
-      if (!auth && !refused) {
-        ctx.addressThrottle.recordFailure(address, ctx.hub.seconds());
-        ctx.log.info({ address, user: username }, 'MQTT authentication failed');
-      }
+      const outcome = await ctx.guard.attempt(address, userAccount(username), async () => {
+        const auth = await authenticateUser(ctx.store, ctx.credentials, username, params.password ?? '', ctx.hub.now());
+        return auth && hasRight(auth.permit, 'v3', 'mqtt') ? auth : null;
+      });
+      if (outcome.ok) return empty(reply, 200, 'Authentication OK');
+      ctx.log.info({ address, user: username, ...(outcome.throttled ? { limit: outcome.limit } : {}) },
+        outcome.throttled ? 'MQTT authentication refused: too many failed logins' : 'MQTT authentication failed');
       return empty(reply, 403, 'Authentication FAILED');
     }
     case 'superuser':

@@ -3,9 +3,10 @@
  * account password. Only a caller that proved the account password (not an API token) may; the
  * current password is checked again; the user's other web sessions end.
  */
-import { hashPassword, verifyPassword } from '../../auth/password.js';
+import { userAccount } from '../../auth/login-guard.js';
 import { passwordProblem } from '../../core/auth/password-rule.js';
 import type { ApiRoute } from '../api-v2/call.js';
+import { clientAddress } from '../params.js';
 import { status } from '../reply.js';
 import { jsonError } from './session.js';
 
@@ -18,12 +19,19 @@ export const changePassword: ApiRoute = {
     // the one rule for account passwords (also `vts user add|passwd` and the dashboard's form)
     const problem = passwordProblem(next);
     if (problem) return jsonError(call, 400, 'VTS_ERR_INVALID_INPUT', problem);
-    const owner = await ctx.store.getOwnerByName(principal.ownerName);
-    if (!owner || !(await verifyPassword(current, owner.passwordHash))) {
-      ctx.userThrottle.recordFailure(principal.ownerName.toLowerCase(), ctx.hub.seconds());
-      return jsonError(call, 403, 'VTS_ERR_AUTH', 'the current password is wrong');
+    // the current password is a secret check like a login: through the guard and the check queue
+    const outcome = await ctx.guard.attempt(clientAddress(call.req), userAccount(principal.ownerName), async () => {
+      const owner = await ctx.store.getOwnerByName(principal.ownerName);
+      return owner && (await ctx.credentials.verify(owner.name, current, owner.id, owner.passwordHash, ctx.hub.now())) ? owner : null;
+    });
+    if (!outcome.ok && outcome.throttled) {
+      call.reply.header('retry-after', String(outcome.retryAfterSeconds));
+      return jsonError(call, 429, 'VTS_ERR_LOGIN_THROTTLED', `too many failed attempts: try again in ${outcome.retryAfterSeconds} s`);
     }
-    await ctx.store.setOwnerPassword(owner.name, await hashPassword(next));
+    if (!outcome.ok) return jsonError(call, 403, 'VTS_ERR_AUTH', 'the current password is wrong');
+    const owner = outcome.value;
+    await ctx.store.setOwnerPassword(owner.name, await ctx.credentials.hash(next));
+    ctx.guard.throttle.forget(userAccount(owner.name));
     ctx.sessions.endWebSessions(owner.id, principal.session?.id);
     ctx.log.info({ user: owner.name }, 'password changed');
     return status(call.reply, 204).send();

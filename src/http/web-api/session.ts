@@ -6,7 +6,7 @@
  * signs out.
  */
 import { hasRight } from '../../core/auth/rights.js';
-import { checkCredentials, sessionCookie } from '../auth.js';
+import { checkCredentials, isThrottled, sessionCookie } from '../auth.js';
 import { sendJson, status } from '../reply.js';
 import type { ApiCall, ApiRoute } from '../api-v2/call.js';
 
@@ -25,6 +25,10 @@ export const signIn: ApiRoute = {
     const username = params.username ?? '';
     const password = params.password ?? '';
     const principal = username && password ? await checkCredentials(ctx, req, username, password) : null;
+    if (isThrottled(principal)) {
+      reply.header('retry-after', String(principal.retryAfterSeconds));
+      return jsonError(call, 429, 'VTS_ERR_LOGIN_THROTTLED', `too many failed logins: try again in ${principal.retryAfterSeconds} s`);
+    }
     if (!principal || !hasRight(principal.permit, 'session')) return jsonError(call, 401, 'VTS_ERR_AUTH', 'wrong user name or password');
     const old = sessionCookie(req.headers.cookie, ctx.cookieNames);
     if (old) ctx.sessions.end(old);

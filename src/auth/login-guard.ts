@@ -1,0 +1,64 @@
+/**
+ * The one way vts checks a secret that a client sent (an account password or token, a car
+ * password, an MP login digest): the attempt is counted in the login throttle before the check
+ * runs (src/core/login-throttle.ts), a refused attempt is not checked at all, and a right secret
+ * gives its attempt back. Every adapter (HTTP API, web sign-in, custom API, `/mqapi`, MP scheme 0
+ * and 1, MQTT) calls `attempt`, so the limits are the same on every path.
+ */
+import { type LoginLimits, LoginThrottle } from '../core/login-throttle.js';
+import { ChecksBusy } from './check-queue.js';
+
+export type GuardOutcome<T> =
+  | { ok: true; value: T }
+  | { ok: false; throttled: false }
+  | { ok: false; throttled: true; retryAfterSeconds: number; limit: string };
+
+/** The throttle's account key of a user name (password and token logins). */
+export const userAccount = (name: string): string => `user:${name.toLowerCase()}`;
+/** The throttle's account key of a vehicle (car-password checks). */
+export const vehicleAccount = (id: string): string => `vehicle:${id.toUpperCase()}`;
+
+export class LoginGuard {
+  readonly throttle: LoginThrottle;
+  /** Attempts refused without a check, and checks that failed (for metrics). */
+  throttled = 0;
+  failures = 0;
+
+  constructor(
+    limits: LoginLimits | undefined,
+    private readonly now: () => number,
+  ) {
+    this.throttle = new LoginThrottle(limits);
+  }
+
+  /**
+   * Runs `check` when `address` may try a secret of `account` now; `check` answers the value that
+   * a right secret yields, or null for a wrong one. Busy password checks count as throttled.
+   */
+  async attempt<T>(address: string, account: string, check: () => Promise<T | null>): Promise<GuardOutcome<T>> {
+    const admission = this.throttle.admit(address, account, this.now());
+    if (!admission.admitted) {
+      this.throttled++;
+      return { ok: false, throttled: true, retryAfterSeconds: admission.retryAfterSeconds, limit: admission.limit };
+    }
+    let value: T | null;
+    try {
+      value = await check();
+    } catch (err) {
+      this.throttle.cancel(admission.ticket, this.now());
+      if (!(err instanceof ChecksBusy)) throw err;
+      this.throttled++;
+      return { ok: false, throttled: true, retryAfterSeconds: 1, limit: 'checks' };
+    }
+    if (value === null) {
+      this.failures++;
+      return { ok: false, throttled: false };
+    }
+    this.throttle.succeeded(admission.ticket, this.now());
+    return { ok: true, value };
+  }
+
+  sweep(): void {
+    this.throttle.sweep(this.now());
+  }
+}
