@@ -125,6 +125,15 @@ export function parseCount(value: string): number {
   return n;
 }
 
+/** A login-throttle bucket as `<burst>/<per minute>`, e.g. `10/2`; `0/0` turns it off. */
+export function parseBucket(value: string): { burst: number; perMinute: number } {
+  const m = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)\s*$/.exec(value);
+  if (!m || (Number(m[1]) > 0 && Number(m[2]) === 0)) {
+    throw new VtsError('VTS_ERR_CONFIG', `not <attempts at once>/<attempts per minute> (e.g. 10/2; 0/0 = off): ${value}`);
+  }
+  return { burst: Number(m[1]), perMinute: Number(m[2]) };
+}
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 

@@ -26,6 +26,10 @@ export const ERRORS = {
   VTS_ERR_COMMAND_TIMEOUT: 'the vehicle did not answer in time',
   VTS_ERR_QUEUE_FULL: 'too many commands are waiting for this vehicle',
   VTS_ERR_MQTT: 'the MQTT broker failed',
+  VTS_ERR_SHUTTING_DOWN: 'the server is shutting down',
+  VTS_ERR_BAD_REQUEST: 'malformed request',
+  VTS_ERR_BODY_TOO_LARGE: 'request body too large',
+  VTS_ERR_CONTENT_TYPE: 'unsupported content type',
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -1,6 +1,21 @@
 /** Starts a listener of any adapter (MP, HTTP, MQTT): resolves with the port taken (for port 0). */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Server } from 'node:net';
 import { VtsError } from './errors.js';
+
+/** Set up on a server before it listens (the per-address connection cap). */
+export type ListenerGuard = (server: Server) => void;
+
+const guards = new AsyncLocalStorage<ListenerGuard>();
+
+/**
+ * Runs `start` so that every listener it starts through `listen()`, also in code that knows
+ * nothing of it (the embedded MQTT broker), gets `guard` before it accepts a connection: the
+ * server's composition root applies its connection cap to all of its listeners this way.
+ */
+export function withListenerGuard<T>(guard: ListenerGuard, start: () => Promise<T>): Promise<T> {
+  return guards.run(guard, start);
+}
 
 /**
  * Listens on `port`. An error of the attempt (port in use, no permission, no such address) rejects
@@ -8,6 +23,7 @@ import { VtsError } from './errors.js';
  * running listener (they log one with its stack), while this one is the caller's to report.
  */
 export function listen(server: Server, port: number, host?: string, backlog = 4096): Promise<number> {
+  guards.getStore()?.(server);
   const running = server.listeners('error') as ((err: Error) => void)[];
   server.removeAllListeners('error');
   const restore = (): void => {

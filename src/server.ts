@@ -23,7 +23,8 @@ import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL, type WebOptions } from './h
 import { startHttpListeners, type HttpListeners } from './http/listener.js';
 import { startOfUtcDay } from './core/time.js';
 import { VtsError } from './errors.js';
-import { describeListenError, type ListenerSpec } from './listen.js';
+import { describeListenError, withListenerGuard, type ListenerSpec } from './listen.js';
+import { ConnectionCap, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from './connection-cap.js';
 import { LoginGuard } from './auth/login-guard.js';
 import { PasswordChecker } from './auth/password-checker.js';
 import { Hub, type HubOptions } from './hub/hub.js';
@@ -43,8 +44,13 @@ export interface ServerConfig {
   httpsPort: number;
   tlsCert?: string;
   tlsKey?: string;
+  /** MP inactivity; `welcomeMs` is the login timeout (default 10 s, not the core's 30 s). */
   timeouts?: Partial<InactivityTimeouts>;
   limits?: Partial<MpLimits>;
+  /** Connections one address may hold at once over all listeners (0 = no cap). Default 256. */
+  maxConnectionsPerAddress?: number;
+  /** Time for a whole HTTP request, its headers included (ms). Default 30 s. */
+  httpRequestTimeoutMs?: number;
   /** The login throttle of every secret check (src/core/login-throttle.ts); each rule replaces the default's. */
   loginLimits?: Partial<LoginLimits>;
   /** scrypt password checks that may run at once (default: the CPUs, at most 4). */
@@ -123,15 +129,23 @@ export interface RunningServer {
   /** The login throttle of every secret check. */
   readonly guard: LoginGuard;
   readonly commands: CommandService;
+  /** The cap on connections per address, shared by every listener. */
+  readonly connections: ConnectionCap;
   /** The embedded MQTT broker, when it runs. */
   readonly broker: EmbeddedBroker | null;
   /** The MQTT bridge, when there is a broker. */
   readonly bridge: MqttBridge | null;
-  /** Stops accepting, closes connections, flushes and closes the store. */
+  /**
+   * Answers pending commands (503, shutting down), stops accepting, closes connections, flushes
+   * and closes the store.
+   */
   close(): Promise<void>;
 }
 
 const PURGE_BATCH = 2500;
+
+/** An MP connection must have logged in within this (ms): `--timeout-login`. */
+export const DEFAULT_LOGIN_TIMEOUT_MS = 10_000;
 
 function loadTls(config: ServerConfig): { cert: Buffer; key: Buffer } | undefined {
   if (!config.tlsCert && !config.tlsKey) return undefined;
@@ -179,7 +193,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     store,
     log,
     guard,
-    timeouts: { ...DEFAULT_TIMEOUTS, ...config.timeouts },
+    timeouts: { ...DEFAULT_TIMEOUTS, welcomeMs: DEFAULT_LOGIN_TIMEOUT_MS, ...config.timeouts },
     limits: { ...DEFAULT_LIMITS, ...config.limits },
     carAuthFailed: new Set(),
     credentials,
@@ -217,27 +231,35 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     },
   };
 
+  // every listener (MP, HTTP, MQTT) counts its connections in one cap per address
+  const connections = new ConnectionCap(config.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, log);
+  const capped = <T>(start: () => Promise<T>): Promise<T> => withListenerGuard((server) => connections.guard(server), start);
   let mp: MpListener;
   let http: HttpListeners;
   try {
-    mp = await startMpListener(ctx, {
-      host: config.bind,
-      port: config.mpPort,
-      tlsPort: tls ? config.mpTlsPort : null,
-      tls,
-      sweepIntervalMs: config.sweepIntervalMs ?? 10_000,
-    });
+    mp = await capped(() =>
+      startMpListener(ctx, {
+        host: config.bind,
+        port: config.mpPort,
+        tlsPort: tls ? config.mpTlsPort : null,
+        tls,
+        sweepIntervalMs: config.sweepIntervalMs ?? 10_000,
+      }),
+    );
   } catch (err) {
     await store.close();
     throw describeListenError(err, listeners.mp, listeners.all, config.bind);
   }
   try {
-    http = await startHttpListeners(httpCtx, {
-      host: config.bind,
-      httpPort: config.httpPort,
-      httpsPort: config.httpsPort,
-      tls,
-    });
+    http = await capped(() =>
+      startHttpListeners(httpCtx, {
+        host: config.bind,
+        httpPort: config.httpPort,
+        httpsPort: config.httpsPort,
+        tls,
+        requestTimeoutMs: config.httpRequestTimeoutMs,
+      }),
+    );
   } catch (err) {
     await mp.close();
     await store.close();
@@ -247,7 +269,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   let broker: EmbeddedBroker | null = null;
   let bridge: MqttBridge | null = null;
   try {
-    ({ broker, bridge } = await startMqtt(config, { hub, store, log, credentials, guard }, tls, listeners));
+    ({ broker, bridge } = await capped(() => startMqtt(config, { hub, store, log, credentials, guard }, tls, listeners)));
   } catch (err) {
     await Promise.all([mp.close(), http.close()]);
     await store.close();
@@ -306,12 +328,17 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     credentials,
     guard,
     commands,
+    connections,
     broker,
     bridge,
     close() {
       closing ??= (async () => {
         clearInterval(timer);
         clearInterval(sessionTimer);
+        // first: whoever waits for a command (HTTP request, async job) gets its 503 now, not
+        // when the vehicle would have answered
+        await commands.shutdown();
+        await new Promise((r) => setImmediate(r)); // the answers are written before the listeners close
         await bridge?.close();
         await broker?.close();
         await Promise.all([mp.close(), http.close()]);

@@ -1,12 +1,16 @@
 /** `vts serve`: runs the server until SIGTERM or SIGINT. */
 import type { Command } from 'commander';
-import { addConfigOption, parseCount, parseLogLevel, parsePort, resolveOptions } from '../config.js';
+import { addConfigOption, parseBucket, parseCount, parseLogLevel, parsePort, resolveOptions } from '../config.js';
+import { DEFAULT_LOGIN_LIMITS, type BucketRule } from '../core/login-throttle.js';
+import { defaultCheckConcurrency } from '../auth/password-checker.js';
 import { isTopicLevel } from '../core/mqtt/topics.js';
 import type { EventMode } from '../mqtt/bridged-vehicle.js';
 import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL } from '../http/web.js';
 import { addStoreOptions } from './shared-options.js';
 import { createLogger } from '../log.js';
-import { startServer, type ServerConfig } from '../server.js';
+import { DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from '../connection-cap.js';
+import { reportFdLimit } from '../fd-limit.js';
+import { DEFAULT_LOGIN_TIMEOUT_MS, startServer, type ServerConfig } from '../server.js';
 
 interface ServeOptions {
   dataDir: string;
@@ -23,12 +27,18 @@ interface ServeOptions {
   timeoutApp: number;
   timeoutBatch: number;
   timeoutCar: number;
+  timeoutLogin: number;
+  maxConnectionsPerAddress: number;
   cookieName: string;
   sessionTimeout: number;
   rateLimitBurst: number;
   rateLimitPerMinute: number;
   rateLimitMax: number;
   rateLimitDelay: number;
+  loginLimitPair: BucketRule;
+  loginLimitAddress: BucketRule;
+  loginLimitAccount: BucketRule;
+  passwordChecks: number;
   commandTimeout: number;
   commandTimeoutMax: number;
   commandQueue: number;
@@ -119,6 +129,14 @@ export function registerServe(program: Command): void {
     default: 960,
     parse: parseCount,
   });
+  addConfigOption(cmd, '--timeout-login <seconds>', 'close an MP connection that has not logged in after this long', {
+    default: DEFAULT_LOGIN_TIMEOUT_MS / 1000,
+    parse: parseCount,
+  });
+  addConfigOption(cmd, '--max-connections-per-address <n>', 'connections one client address may hold at once, over all listeners (0 = no limit)', {
+    default: DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+    parse: parseCount,
+  });
   addConfigOption(cmd, '--cookie-name <name>', 'session cookie set by GET /api/cookie (svcapisession is always accepted)', {
     default: 'svcapisession',
     parse: parseCookieName,
@@ -139,6 +157,26 @@ export function registerServe(program: Command): void {
   addConfigOption(cmd, '--rate-limit-delay <seconds>', 'hold a refused HTTP request this long before its 429', {
     default: 20,
     parse: parseCount,
+  });
+  const bucketText = (b: BucketRule) => `${b.burst}/${b.perMinute}`;
+  addConfigOption(cmd, '--login-limit-pair <burst/min>', 'secret checks one address may make for one user or vehicle: at once/per minute', {
+    default: DEFAULT_LOGIN_LIMITS.pair,
+    defaultText: bucketText(DEFAULT_LOGIN_LIMITS.pair),
+    parse: parseBucket,
+  });
+  addConfigOption(cmd, '--login-limit-address <burst/min>', 'secret checks one address may make for all accounts: at once/per minute', {
+    default: DEFAULT_LOGIN_LIMITS.address,
+    defaultText: bucketText(DEFAULT_LOGIN_LIMITS.address),
+    parse: parseBucket,
+  });
+  addConfigOption(cmd, '--login-limit-account <burst/min>', 'secret checks of one user or vehicle from all addresses: at once/per minute', {
+    default: DEFAULT_LOGIN_LIMITS.account,
+    defaultText: bucketText(DEFAULT_LOGIN_LIMITS.account),
+    parse: parseBucket,
+  });
+  addConfigOption(cmd, '--password-checks <n>', 'scrypt password checks that may run at once (the rest wait in a queue)', {
+    default: defaultCheckConcurrency(),
+    parse: (v: string) => Math.max(1, parseCount(v)),
   });
   addConfigOption(cmd, '--command-timeout <seconds>', 'default time a remote command may take', { default: 30, parse: parseCount });
   addConfigOption(cmd, '--command-timeout-max <seconds>', 'longest timeout a caller may ask for', { default: 300, parse: parseCount });
@@ -192,7 +230,13 @@ export function registerServe(program: Command): void {
       tlsKey: o.tlsKey,
       messageHistory: o.messageHistory,
       notificationHistory: o.notificationHistory,
-      timeouts: { appMs: o.timeoutApp * 1000, batchMs: o.timeoutBatch * 1000, carMs: o.timeoutCar * 1000 },
+      timeouts: {
+        appMs: o.timeoutApp * 1000,
+        batchMs: o.timeoutBatch * 1000,
+        carMs: o.timeoutCar * 1000,
+        welcomeMs: Math.max(1, o.timeoutLogin) * 1000,
+      },
+      maxConnectionsPerAddress: o.maxConnectionsPerAddress,
       cookieName: o.cookieName,
       sessionTimeout: o.sessionTimeout,
       rateLimit: {
@@ -201,6 +245,8 @@ export function registerServe(program: Command): void {
         max: o.rateLimitMax,
         delaySeconds: o.rateLimitDelay,
       },
+      loginLimits: { pair: o.loginLimitPair, address: o.loginLimitAddress, account: o.loginLimitAccount },
+      passwordChecks: o.passwordChecks,
       commands: {
         defaultTimeoutMs: Math.max(1, o.commandTimeout) * 1000,
         maxTimeoutMs: Math.max(1, o.commandTimeoutMax, o.commandTimeout) * 1000,
@@ -236,9 +282,10 @@ export function registerServe(program: Command): void {
     const server = await startServer(config, log);
     const { mp, mpTls, http, https, mqtt, mqtts, mqttWs } = server.ports;
     log.info({ dataDir: o.dataDir, ports: server.ports, mqttBroker: server.bridge ? (o.mqttUrl ? 'external' : 'embedded') : 'off' }, 'vts listening');
+    reportFdLimit(log);
     process.stdout.write(JSON.stringify({ event: 'listening', mp, mpTls, http, https, mqtt, mqtts, mqttWs }) + '\n');
 
-    await new Promise<void>((resolve) => {
+    const code = await new Promise<number>((resolve) => {
       stopRequested = (signal: string): void => {
         log.info({ signal }, 'shutting down');
         setTimeout(() => {
@@ -248,17 +295,19 @@ export function registerServe(program: Command): void {
         server.close().then(
           () => {
             log.info('stopped');
-            resolve();
+            resolve(0);
           },
           (err: unknown) => {
             log.error({ err }, 'error during shutdown');
-            process.exitCode = 1;
-            resolve();
+            resolve(1);
           },
         );
       };
       const early = pendingSignals.shift();
       if (early) stopRequested(early);
     });
+    // everything is closed and flushed: a timer left behind (the wait of a command that the
+    // shutdown answered, which runs to the command's timeout) must not hold the process
+    process.exit(code);
   });
 }

@@ -8,6 +8,8 @@
  * - The command goes over the first transport that reaches the vehicle (the MP link now; the MQTT
  *   link plugs in as another transport). A vehicle no transport reaches is refused at once.
  * - Every execution is audited: who, vehicle, command with its secrets masked, result, duration.
+ * - When the server shuts down (`shutdown()`), every command that is queued or running is
+ *   answered at once with VTS_ERR_SHUTTING_DOWN, and new ones are refused with it.
  */
 import type { Logger } from 'pino';
 import { redactMp } from '../core/commands/redact.js';
@@ -66,9 +68,19 @@ interface VehicleQueue {
   size: number;
 }
 
+/** A command that is queued or running, as shutdown() sees it. */
+interface InFlight {
+  /** Ends the caller's wait with this error (the transport's own wait is abandoned). */
+  abort(err: Error): void;
+  /** Settles once the caller has its answer and the execution is audited. */
+  settled: Promise<unknown>;
+}
+
 export class CommandService {
   private readonly queues = new Map<string, VehicleQueue>();
   private readonly runWaiters = new Map<string, RunWaiter[]>();
+  private readonly inFlight = new Set<InFlight>();
+  private closed = false;
 
   constructor(
     private readonly store: Store,
@@ -141,11 +153,27 @@ export class CommandService {
     return this.transportFor(vehicleId) !== undefined;
   }
 
+  /**
+   * The server is shutting down: every command that is queued or running is answered at once
+   * with VTS_ERR_SHUTTING_DOWN (a late answer of the vehicle is dropped), and every later one is
+   * refused with it. Resolves once each of them has been answered and audited.
+   */
+  async shutdown(): Promise<void> {
+    this.closed = true;
+    const err = new VtsError('VTS_ERR_SHUTTING_DOWN', 'the command was not completed');
+    const pending = [...this.inFlight];
+    for (const c of pending) c.abort(err);
+    await Promise.all(pending.map((c) => c.settled));
+  }
+
   async execute(req: CommandRequest): Promise<CommandResult> {
     const vehicleId = req.vehicleId.toUpperCase();
     const started = this.now();
     let command: MpCommand | undefined;
+    let audited = false;
     const audit = (result: string): void => {
+      if (audited) return;
+      audited = true;
       const entry: CommandAuditEntry = {
         vehicleId,
         time: Math.floor(started / 1000),
@@ -161,6 +189,7 @@ export class CommandService {
     };
     try {
       command = toMpCommand(req.kind, req.text);
+      if (this.closed) throw new VtsError('VTS_ERR_SHUTTING_DOWN', 'commands are not accepted now');
       const timeoutMs = Math.min(this.options.maxTimeoutMs, Math.max(1, req.timeoutMs ?? this.options.defaultTimeoutMs));
       if (!this.reaches(vehicleId)) throw new VtsError('VTS_ERR_NOT_CONNECTED', vehicleId);
       const queue = this.queues.get(vehicleId) ?? { tail: Promise.resolve(), size: 0 };
@@ -169,6 +198,7 @@ export class CommandService {
       this.queues.set(vehicleId, queue);
       const cmd = command;
       const run = queue.tail.then(async () => {
+        if (this.closed) throw new VtsError('VTS_ERR_SHUTTING_DOWN', 'the command was not started');
         // the vehicle may have gone while this command waited
         const transport = this.transportFor(vehicleId);
         if (!transport) throw new VtsError('VTS_ERR_NOT_CONNECTED', vehicleId);
@@ -186,12 +216,22 @@ export class CommandService {
         return { ...outcome, output, transport: transport.name };
       });
       queue.tail = run.catch(() => undefined);
+      // shutdown() ends the wait at once; the transport's own wait is left to run out
+      let settle!: () => void;
+      const flight: InFlight = { abort: () => undefined, settled: new Promise<void>((r) => (settle = r)) };
+      const aborted = new Promise<never>((_resolve, reject) => (flight.abort = reject));
+      this.inFlight.add(flight);
       try {
-        const outcome = await run;
+        const outcome = await Promise.race([run, aborted]);
         const result = { ...outcome, durationMs: this.now() - started };
         audit(String(outcome.result));
         return result;
+      } catch (err) {
+        audit(auditResult(err));
+        throw err;
       } finally {
+        this.inFlight.delete(flight);
+        settle();
         if (--queue.size === 0 && this.queues.get(vehicleId) === queue) this.queues.delete(vehicleId);
       }
     } catch (err) {
@@ -217,5 +257,6 @@ function auditResult(err: unknown): string {
   if (isVtsError(err, 'VTS_ERR_NOT_CONNECTED')) return 'not-connected';
   if (isVtsError(err, 'VTS_ERR_QUEUE_FULL')) return 'queue-full';
   if (isVtsError(err, 'VTS_ERR_COMMAND_SYNTAX')) return 'invalid';
+  if (isVtsError(err, 'VTS_ERR_SHUTTING_DOWN')) return 'shutting-down';
   return 'error';
 }

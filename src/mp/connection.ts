@@ -10,7 +10,8 @@ import { inactivityAction, type ActivityState } from '../core/mp/inactivity.js';
 import type { Peer } from '../hub/peer.js';
 import type { Vehicle } from '../store/store.js';
 import type { MpContext } from './context.js';
-import { checkLogin } from './login.js';
+import { checkLogin, type LoginResult } from './login.js';
+import { userAccount, vehicleAccount } from '../auth/login-guard.js';
 
 /** How a connection's lines leave: a socket (adds CR LF) or a WebSocket (one frame per line). */
 export interface LineSink {
@@ -73,6 +74,8 @@ export class MpConnection implements ActivityState {
   private pending: string[] = [];
   private autoProvisioned = false;
   private attaching = false;
+  /** Closes the connection unless it has logged in by then (`timeouts.welcomeMs`). */
+  private loginTimer: NodeJS.Timeout | null;
 
   constructor(
     private readonly ctx: MpContext,
@@ -80,6 +83,32 @@ export class MpConnection implements ActivityState {
   ) {
     this.id = ctx.nextConnectionId();
     this.openedAt = this.lastRx = this.lastTx = Date.now();
+    // the inactivity sweep is far coarser: an idle or stalled socket must not hold a descriptor
+    this.loginTimer = setTimeout(() => this.loginTimedOut(), ctx.timeouts.welcomeMs);
+    this.loginTimer.unref();
+  }
+
+  /** No login within the login timeout (`--timeout-login`): the connection is closed. */
+  private loginTimedOut(): void {
+    this.loginTimer = null;
+    if (this.state !== 'welcome' && this.state !== 'authenticating') return;
+    // debug, not info: a flood of idle connections must not flood the log too
+    this.ctx.log.debug({ conn: this.id, address: this.remoteAddress, state: this.state }, 'no login in time: closing');
+    this.close('login timeout');
+  }
+
+  private stopLoginTimer(): void {
+    if (this.loginTimer) clearTimeout(this.loginTimer);
+    this.loginTimer = null;
+  }
+
+  /**
+   * The socket went to the WebSocket side (its first bytes were an HTTP request), which makes a
+   * connection of its own: this one ends without touching the socket.
+   */
+  abandon(): void {
+    this.stopLoginTimer();
+    this.state = 'closed';
   }
 
   get remoteAddress(): string {
@@ -138,41 +167,39 @@ export class MpConnection implements ActivityState {
   }
 
   private async login(w: LoginWelcome): Promise<void> {
-    const { throttle, addressThrottle, log, hub } = this.ctx;
+    const { guard, log, hub } = this.ctx;
     const address = this.remoteAddress;
-    const target = `${address}|${w.scheme === '0' ? w.vehicleId : 'user:' + w.field1.toLowerCase()}`;
-    const now = hub.seconds();
-    const decisions = [throttle.check(target, now), addressThrottle.check(address, now)];
-    if (decisions.some((d) => d.action === 'refuse')) {
-      return this.fail('login refused: too many failed logins from this address');
-    }
-    const delay = Math.max(0, ...decisions.map((d) => (d.action === 'delay' ? d.seconds : 0)));
-    if (delay > 0) await sleep(delay * 1000);
-    if (this.state !== 'authenticating') return;
-
-    let result;
+    const account = w.scheme === '0' ? vehicleAccount(w.vehicleId) : userAccount(w.field1);
+    let failed: Extract<LoginResult, { ok: false }> | undefined;
+    let outcome;
     try {
-      result = await checkLogin(this.ctx.store, this.ctx.credentials, w, hub.now());
+      outcome = await guard.attempt(address, account, async () => {
+        const r = await checkLogin(this.ctx.store, this.ctx.credentials, w, hub.now());
+        if (r.ok) return r;
+        failed = r;
+        return null;
+      });
     } catch (err) {
       log.error({ err, conn: this.id }, 'login check failed');
       return this.fail('login check failed');
     }
     if (this.state !== 'authenticating') return; // the peer left meanwhile
-    if (!result.ok) {
-      throttle.recordFailure(target, hub.seconds());
-      addressThrottle.recordFailure(address, hub.seconds());
-      if (w.clientType === 'C' && result.vehicleId) this.carAuthAlert(result.vehicleId, false);
-      log.info(
-        { conn: this.id, address, type: w.clientType, scheme: w.scheme, vehicle: w.vehicleId, reason: result.reason },
-        'login failed',
-      );
-      return this.close('login failed');
+    if (outcome.ok) return this.open(w, outcome.value.vehicle, outcome.value.reply, outcome.value.cipher);
+    if (outcome.throttled) {
+      return this.fail(`login refused: too many failed logins (${outcome.limit} limit), retry in ${outcome.retryAfterSeconds} s`);
     }
-    this.open(w, result.vehicle, result.reply, result.cipher);
+    const refused = failed as Extract<LoginResult, { ok: false }> | undefined; // set inside the check
+    if (w.clientType === 'C' && refused?.vehicleId) this.carAuthAlert(refused.vehicleId, false);
+    log.info(
+      { conn: this.id, address, type: w.clientType, scheme: w.scheme, vehicle: w.vehicleId, reason: refused?.reason },
+      'login failed',
+    );
+    return this.close('login failed');
   }
 
   private open(w: LoginWelcome, vehicle: Vehicle, reply: string, cipher: MpCipher | null): void {
     const { hub, log } = this.ctx;
+    this.stopLoginTimer();
     this.writeLine(reply); // in clear, before anything else
     const session = new MpSession(this, w.clientType, vehicle.id, vehicle.ownerId, this.rxBytes, this.txBytes);
     this.session = session;
@@ -294,6 +321,7 @@ export class MpConnection implements ActivityState {
 
   /** Ends the connection gracefully and unregisters it. */
   close(_reason: string): void {
+    this.stopLoginTimer();
     if (this.state === 'closed') return;
     this.state = 'closed';
     if (this.session) this.ctx.hub.detach(this.session);
@@ -302,6 +330,7 @@ export class MpConnection implements ActivityState {
 
   /** Drops the connection at once (a peer that does not read). */
   terminate(): void {
+    this.stopLoginTimer();
     if (this.state !== 'closed') {
       this.state = 'closed';
       if (this.session) this.ctx.hub.detach(this.session);
@@ -311,6 +340,7 @@ export class MpConnection implements ActivityState {
 
   /** The transport is gone (socket closed or errored). */
   transportClosed(): void {
+    this.stopLoginTimer();
     if (this.state === 'closed') return;
     this.state = 'closed';
     if (this.session) {
@@ -318,8 +348,4 @@ export class MpConnection implements ActivityState {
       this.ctx.hub.detach(this.session);
     }
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

@@ -80,6 +80,7 @@ export function acceptSocket(
         socket.pause();
         socket.unshift(head);
         unregister(conn);
+        conn.abandon();
         opts.onHttp(socket);
         return;
       }

@@ -51,11 +51,15 @@ export function createWebSocketGateway(
     res.writeHead(req.url === '/apiv2' || req.url === '/apiv2/' ? 426 : 404, { 'Content-Type': 'text/plain' });
     res.end(req.url === '/apiv2' || req.url === '/apiv2/' ? 'Upgrade Required\n' : 'Not Found\n');
   });
+  // this server never listens (it gets its sockets from the MP listeners), so node enforces none
+  // of its timeouts: each socket gets the login timeout to finish its upgrade (see accept)
   http.headersTimeout = ctx.timeouts.welcomeMs;
   http.requestTimeout = ctx.timeouts.welcomeMs;
   const tlsSockets = new WeakSet<Socket>();
+  const upgradeTimers = new WeakMap<Socket, NodeJS.Timeout>();
 
   http.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    clearTimeout(upgradeTimers.get(socket)); // the MpConnection's login timer takes over
     const path = (req.url ?? '').split('?')[0];
     if (path !== '/apiv2' && path !== '/apiv2/') {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
@@ -89,6 +93,13 @@ export function createWebSocketGateway(
   return {
     accept(socket, tls) {
       if (tls) tlsSockets.add(socket);
+      const timer = setTimeout(() => {
+        if (ctx.log.isLevelEnabled('debug')) ctx.log.debug({ address: normaliseAddress(socket.remoteAddress) }, 'no WebSocket upgrade in time: closing');
+        socket.destroy();
+      }, ctx.timeouts.welcomeMs);
+      timer.unref();
+      upgradeTimers.set(socket, timer);
+      socket.once('close', () => clearTimeout(timer));
       http.emit('connection', socket);
       socket.resume();
     },

@@ -78,19 +78,17 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
       const address = addresses.get(client.conn) ?? '';
       const name = username ?? '';
       const secret = password?.toString('utf8') ?? '';
-      deps.guard
-        .attempt(address, userAccount(name), async () => {
-          const auth = await authenticateUser(deps.store, deps.credentials, name, secret, deps.now());
-          return auth && hasRight(auth.permit, 'v3', 'mqtt') ? auth : null;
-        })
-        .then(
+      // a right secret without the right v3/mqtt is not a guess: the throttle gives it back
+      const login = deps.guard.attempt(address, userAccount(name), () => authenticateUser(deps.store, deps.credentials, name, secret, deps.now()));
+      login.then(
         (outcome) => {
-          if (!outcome.ok) {
+          if (!outcome.ok || !hasRight(outcome.value.permit, 'v3', 'mqtt')) {
+            const throttled = !outcome.ok && outcome.throttled;
             log.info(
-              { address, user: name, client: client.id, ...(outcome.throttled ? { limit: outcome.limit } : {}) },
-              outcome.throttled ? 'MQTT login refused: too many failed logins' : 'MQTT login refused',
+              { address, user: name, client: client.id, ...(throttled ? { limit: outcome.limit } : {}) },
+              throttled ? 'MQTT login refused: too many failed logins' : 'MQTT login refused',
             );
-            done(refusal(outcome.throttled ? 5 : 4, 'not authorised'), false);
+            done(refusal(outcome.ok || throttled ? 5 : 4, 'not authorised'), false);
             return;
           }
           const owner = idOwners.get(client.id);

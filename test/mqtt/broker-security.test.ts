@@ -63,6 +63,15 @@ test('logins: password or a token with v3/mqtt; wrong, missing or insufficient c
   );
 });
 
+test('logins go through the login throttle: over the limit even the right password is refused unchecked', async (t) => {
+  const h = await mqttHarness(t, 'embedded', {}, { loginLimits: { pair: { burst: 2, perMinute: 1 } } });
+  const url = h.brokerUrl;
+  assert.equal(await loginCode(url, { username: 'demo', password: 'wrong1' }), 4);
+  assert.equal(await loginCode(url, { username: 'demo', password: 'wrong2' }), 4);
+  assert.equal(await loginCode(url, { username: 'demo', password: 'demopass' }), 5, 'refused: not authorised');
+  assert.ok(h.t.logs.some((l) => l.includes('MQTT login refused: too many failed logins')));
+});
+
 test('topics: a user reads and writes only under ovms/<user>/; config read requests are refused', async (t) => {
   const h = await mqttHarness(t, 'embedded');
   await h.t.addUser('eve', 'evepass');

@@ -7,7 +7,7 @@ export interface HttpFailure {
   message: string;
 }
 
-/** 400 bad input, 409 not connected, 503 queue full, 504 timeout; anything else is a 500. */
+/** 400 bad input, 409 not connected, 503 queue full or shutting down, 504 timeout; anything else is a 500. */
 export function commandFailure(err: unknown): HttpFailure {
   if (isVtsError(err)) {
     const status =
@@ -15,7 +15,7 @@ export function commandFailure(err: unknown): HttpFailure {
         ? 400
         : err.code === 'VTS_ERR_NOT_CONNECTED'
           ? 409
-          : err.code === 'VTS_ERR_QUEUE_FULL'
+          : err.code === 'VTS_ERR_QUEUE_FULL' || err.code === 'VTS_ERR_SHUTTING_DOWN'
             ? 503
             : err.code === 'VTS_ERR_COMMAND_TIMEOUT'
               ? 504

@@ -1,0 +1,128 @@
+/**
+ * The cap on concurrent connections per source address, shared by every listener of a server
+ * (MP over TCP and TLS, HTTP and HTTPS with the WebSocket upgrades, the embedded MQTT broker over
+ * TCP, TLS and WebSocket): one address holds at most `max` sockets, whichever ports it uses, so
+ * that one client cannot use up the process's file descriptors and lock honest clients out.
+ *
+ * A connection over the cap is destroyed as soon as it is accepted, before any byte of it is read:
+ * no TLS handshake, no HTTP parsing, no MP welcome, no MQTT client. That is logged once per
+ * address per minute, not per connection. IPv4 addresses (also as `::ffff:a.b.c.d`) count one by
+ * one; IPv6 addresses by their /64 prefix, since one host or one customer line normally has a
+ * whole /64 to pick addresses from.
+ */
+import { isIPv4, isIPv6, type Server, type Socket } from 'node:net';
+import type { Logger } from 'pino';
+
+/**
+ * Generous for a carrier-grade NAT that puts many modules and phones behind one address, and a
+ * quarter of the common default descriptor limit (1024), so that one address alone cannot use
+ * the descriptors up even where that limit could not be raised.
+ */
+export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
+
+const LOG_INTERVAL_MS = 60_000;
+
+/** The key an address counts under: IPv4 as it is, IPv6 by its /64 prefix (`2001:db8:0:1::/64`). */
+export function addressKey(address: string | undefined): string {
+  if (!address) return 'unknown';
+  if (address.startsWith('::ffff:') && isIPv4(address.slice(7))) return address.slice(7);
+  const bare = address.split('%', 1)[0]!; // a zone id (`fe80::1%eth0`)
+  if (!isIPv6(bare)) return address;
+  const [head = '', tail] = bare.split('::', 2);
+  const left = head === '' ? [] : head.split(':');
+  // an embedded IPv4 tail (`64:ff9b::192.0.2.1`) takes two groups, but only the first four matter
+  const right = tail === undefined || tail === '' ? [] : tail.split(':').flatMap((g) => (g.includes('.') ? ['0', '0'] : [g]));
+  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return groups
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(':') + '::/64';
+}
+
+type Emit = (event: string | symbol, ...args: unknown[]) => boolean;
+
+export class ConnectionCap {
+  /** Open connections per address key. */
+  private readonly open = new Map<string, number>();
+  private readonly guarded = new WeakSet<Server>();
+  /** Addresses whose refusal was logged in the current interval. */
+  private logged = new Set<string>();
+  private intervalStart = Number.NEGATIVE_INFINITY;
+
+  /**
+   * @param max connections per address at once; 0 = no cap
+   * @param now epoch milliseconds (for the log interval)
+   */
+  constructor(
+    readonly max: number,
+    private readonly log: Logger,
+    private readonly now: () => number = Date.now,
+    private readonly logIntervalMs = LOG_INTERVAL_MS,
+  ) {}
+
+  /** Open connections counted for this address (IPv6: for its /64). */
+  count(address: string): number {
+    return this.open.get(addressKey(address)) ?? 0;
+  }
+
+  /** Addresses with open connections. */
+  get addresses(): number {
+    return this.open.size;
+  }
+
+  /**
+   * Counts `socket` for its address until it closes, or refuses it (false, not counted) when the
+   * address holds `max` connections already. The caller destroys a refused socket.
+   */
+  admit(socket: Socket): boolean {
+    if (this.max <= 0) return true;
+    const key = addressKey(socket.remoteAddress);
+    const n = this.open.get(key) ?? 0;
+    if (n >= this.max) {
+      this.refused(key);
+      return false;
+    }
+    this.open.set(key, n + 1);
+    socket.once('close', () => {
+      const left = (this.open.get(key) ?? 1) - 1;
+      if (left > 0) this.open.set(key, left);
+      else this.open.delete(key);
+    });
+    return true;
+  }
+
+  /**
+   * Applies the cap to every connection `server` accepts (net, tls, http or https): a refused
+   * socket is destroyed before the server's own `connection` listeners see it, so it costs no TLS
+   * handshake, parser or protocol state.
+   */
+  guard(server: Server): void {
+    if (this.max <= 0 || this.guarded.has(server)) return;
+    this.guarded.add(server);
+    const emit = server.emit.bind(server) as Emit;
+    (server as unknown as { emit: Emit }).emit = (event, ...args) => {
+      if (event === 'connection') {
+        const socket = args[0] as Socket;
+        if (!this.admit(socket)) {
+          socket.destroy();
+          return false;
+        }
+      }
+      return emit(event, ...args);
+    };
+  }
+
+  private refused(key: string): void {
+    const now = this.now();
+    if (now - this.intervalStart >= this.logIntervalMs) {
+      this.intervalStart = now;
+      this.logged = new Set();
+    }
+    if (this.logged.has(key)) return;
+    this.logged.add(key);
+    this.log.info(
+      { address: key, max: this.max },
+      'connection limit of an address reached: refusing its new connections (--max-connections-per-address); said once a minute per address',
+    );
+  }
+}
