@@ -371,7 +371,7 @@ async function startMqtt(
   try {
     broker = await startBroker(
       { store, credentials: deps.credentials, guard: deps.guard, log, now: hub.now, superuser: config.mqttSuperuser || undefined },
-      { host: config.bind, port: m.port, tlsPort: tls ? m.tlsPort : null, wsPort: m.wsPort, tls },
+      { host: config.bind, port: m.port, tlsPort: tls ? m.tlsPort : null, wsPort: m.wsPort, tls, loginTimeoutMs: config.timeouts?.welcomeMs ?? DEFAULT_LOGIN_TIMEOUT_MS },
     );
   } catch (err) {
     const failed = describeListenError(err, listeners.mqtt, listeners.all, config.bind);

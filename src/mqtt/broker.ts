@@ -47,6 +47,8 @@ export interface BrokerListenOptions {
   tls?: TlsOptions;
   /** Largest MQTT packet body accepted (bytes); a larger one closes the connection. */
   maxPacket?: number;
+  /** Time for a TLS handshake, a WebSocket upgrade and the CONNECT (ms; `--timeout-login`). Default 10 s. */
+  loginTimeoutMs?: number;
 }
 
 /** Metrics, notifications and command outputs of a module are far smaller. */
@@ -71,7 +73,7 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
 
   const aedes = await Aedes.createBroker({
     drainTimeout: 30_000,
-    connectTimeout: 30_000,
+    connectTimeout: opts.loginTimeoutMs ?? 10_000,
     maxClientsIdLength: 128,
     maxTopicLevels: 32,
     authenticate(client, username, password, done) {
@@ -160,7 +162,7 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
     const mqtt = await listen(plain, opts.port, opts.host, 1024);
     let mqtts: number | null = null;
     if (opts.tls && opts.tlsPort !== null) {
-      const secure = createTlsServer(opts.tls, (socket) => aedes.handle(accept(socket, socket.remoteAddress ?? '')));
+      const secure = createTlsServer({ ...opts.tls, handshakeTimeout: opts.loginTimeoutMs ?? 10_000 }, (socket) => aedes.handle(accept(socket, socket.remoteAddress ?? '')));
       secure.on('tlsClientError', (err) => log.debug({ err: err.message }, 'MQTT TLS handshake failed'));
       servers.push(secure);
       mqtts = await listen(secure, opts.tlsPort, opts.host, 1024);
@@ -171,6 +173,8 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
         res.writeHead(426, { 'content-type': 'text/plain', upgrade: 'websocket' });
         res.end('MQTT over WebSocket: upgrade required\n');
       });
+      // a client must finish its upgrade request in the login time (node's defaults are 60 s and more)
+      httpServer.headersTimeout = httpServer.requestTimeout = opts.loginTimeoutMs ?? 10_000;
       servers.push(httpServer);
       const ws = new WebSocketServer({
         server: httpServer,
