@@ -31,6 +31,6 @@ export function outcomeOf(records: readonly string[]): CommandOutcome {
   const first = parsed[0];
   const result = (first && first.result <= 3 ? first.result : 1) as MpResultCode;
   if (first?.code === 7 && records.length === 1) return { result, output: decodeText(first.data) };
-  const lines = parsed.map((p, k) => (p ? decodeText(p.data) : records[k]!));
+  const lines = parsed.map((p, k) => decodeText(p ? p.data : records[k]!));
   return { result, output: lines.join('\n') + (lines.length > 0 && lines.some((l) => l !== '') ? '\n' : '') };
 }

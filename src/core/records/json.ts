@@ -10,6 +10,8 @@
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue | undefined };
 
 interface Shape {
+  /** The keys in the object's own order: the id joins them with NUL, which a key may itself hold. */
+  source: string[];
   keys: string[];
   /** `{"key":` for the first key, `,"key":` for the others. */
   prefixes: string[];
@@ -18,16 +20,28 @@ interface Shape {
 const MAX_SHAPES = 1024;
 const shapes = new Map<string, Shape>();
 
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function newShape(keys: string[]): Shape {
+  const sorted = [...keys].sort();
+  return { source: keys, keys: sorted, prefixes: sorted.map((k, i) => (i === 0 ? '{' : ',') + JSON.stringify(k) + ':') };
+}
+
 function shapeOf(keys: string[]): Shape {
   const id = keys.join('\0');
-  let shape = shapes.get(id);
-  if (!shape) {
-    const sorted = [...keys].sort();
-    shape = { keys: sorted, prefixes: sorted.map((k, i) => (i === 0 ? '{' : ',') + JSON.stringify(k) + ':') };
-    if (shapes.size >= MAX_SHAPES) shapes.clear();
-    shapes.set(id, shape);
+  const shape = shapes.get(id);
+  if (shape) {
+    // keys holding NUL can give another key set's id (`a\0b` and `a`,`b`): that one is not cached
+    return sameKeys(shape.source, keys) ? shape : newShape(keys);
   }
-  return shape;
+  const created = newShape(keys);
+  if (shapes.size >= MAX_SHAPES) shapes.clear();
+  shapes.set(id, created);
+  return created;
 }
 
 function number(n: number): string {
