@@ -37,8 +37,9 @@ export function parseSince(text: string): number | null {
   const [y, mo, d, h = '0', mi = '0', s = '0'] = m.slice(1).map((v) => v ?? '0') as string[];
   if (Number(y) === 0) return -1;
   const [Y, M, D, H, I, S] = [y, mo, d, h, mi, s].map(Number) as [number, number, number, number, number, number];
-  const ms = Date.UTC(Y, M - 1, D, H, I, S);
-  const t = new Date(ms);
+  const t = new Date(Date.UTC(2000, M - 1, D, H, I, S));
+  t.setUTCFullYear(Y, M - 1, D); // Date.UTC reads years 0–99 as 1900–1999
+  const ms = t.getTime();
   // reject what Date.UTC would roll over (month 13, 30 February, hour 25)
   if (t.getUTCMonth() !== M - 1 || t.getUTCDate() !== D || H > 23 || I > 59 || S > 59) return null;
   return Math.floor(ms / 1000);

@@ -58,3 +58,11 @@ test(
     assert.equal(parseSince('2026-11-22 25:00'), null);
   },
 );
+
+test('parseSince: years 1–99 are those years, not 1901–1999', () => {
+  const d = new Date(0);
+  d.setUTCFullYear(50, 5, 1);
+  assert.equal(parseSince('0050-06-01'), d.getTime() / 1000);
+  assert.equal(parseSince('0001-02-29'), null, 'no leap day in year 1');
+  assert.equal(parseSince('1950-06-01'), Date.UTC(1950, 5, 1) / 1000);
+});
