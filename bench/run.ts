@@ -2,7 +2,7 @@
  * `npm run bench`: builds vts if needed, provisions a temporary data folder, and runs each
  * benchmark against a real `vts serve` child process (this process is the load generator).
  *
- *   npm run bench -- [--cars 50] [--seconds 10] [--idle 10000] [--http-seconds 10] [--command-vehicles 100]
+ *   npm run bench -- [--cars 50] [--apps 0] [--seconds 10] [--idle 10000] [--http-seconds 10] [--command-vehicles 100]
  *                    [--mqtt-vehicles 50] [--mqtt-samples 200] [--only ingest|http|command|mqtt|idle]
  */
 import { execFileSync } from 'node:child_process';
@@ -23,6 +23,7 @@ import { reportMqttBridge, runMqttBridge } from './mqtt-bridge.js';
 const { values } = parseArgs({
   options: {
     cars: { type: 'string', default: '50' },
+    apps: { type: 'string', default: '0' },
     seconds: { type: 'string', default: '10' },
     idle: { type: 'string', default: '10000' },
     only: { type: 'string' },
@@ -33,6 +34,7 @@ const { values } = parseArgs({
   },
 });
 const CARS = Number(values.cars);
+const APPS = Math.min(Number(values.apps), CARS);
 const SECONDS = Number(values.seconds);
 const IDLE = Number(values.idle);
 const HTTP_SECONDS = Number(values['http-seconds']);
@@ -81,10 +83,10 @@ async function main(): Promise<void> {
     const ids = await provision(dataDir, count);
 
     if (!wanted || wanted === 'ingest') {
-      process.stderr.write(`MP ingest: ${CARS} cars for ${SECONDS} s...\n`);
+      process.stderr.write(`MP ingest: ${CARS} cars${APPS > 0 ? ` (${APPS} with an app)` : ''} for ${SECONDS} s...\n`);
       const server = await startServerProcess(dataDir);
       try {
-        reports.push(reportIngest(await runIngest(server, ids.slice(0, CARS), PASSWORD, SECONDS)));
+        reports.push(reportIngest(await runIngest(server, ids.slice(0, CARS), PASSWORD, SECONDS, APPS)));
       } finally {
         await server.stop();
       }

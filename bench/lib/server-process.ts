@@ -22,6 +22,8 @@ export async function startServerProcess(dataDir: string, extraArgs: string[] = 
   const child = spawn(
     process.execPath,
     [
+      // e.g. VTS_BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' (not allowed in NODE_OPTIONS)
+      ...(process.env.VTS_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
       'dist/cli/main.js',
       'serve',
       '--data-dir',

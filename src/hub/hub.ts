@@ -2,6 +2,11 @@
  * The hub: the one stateful service. It knows which car, apps, batch clients and API sessions are
  * connected to which vehicle, routes messages between them (mp-protocol.md §8–§16) and talks to
  * the store. It has no socket code: adapters hand it `Peer`s and decoded messages.
+ *
+ * "Seen" implies "committed": what the hub passes on to apps, batch clients, live watchers and
+ * notifiers, and its replies to any peer (`a`, `c`, …), go out only after the store has committed
+ * everything written before them (`Store.afterCommit`), so a crash of the process can never lose
+ * something a client has already seen. One commit per event-loop turn serves them all.
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
@@ -59,13 +64,30 @@ export type LiveListener = (event: LiveEvent) => void;
 /** The answer of `T` at login when the car never sent anything (REF's clamped MySQL TIME). */
 export const NEVER_UPDATED_AGE = 3020399;
 
+/** A stored car message, as forwarded messages name the one they pass on. */
+export interface StoredRef {
+  readonly code: string;
+  readonly data: string;
+  readonly time: number;
+}
+
+/** A message held for a client whose login replay is in progress. */
+interface HeldMessage {
+  code: string;
+  data: string;
+  /** The stored message it passes on: dropped if the replay already had it. */
+  of: StoredRef | undefined;
+}
+
+const storedKey = (m: StoredRef): string => `${m.code}\u0000${m.time}\u0000${m.data}`;
+
 export class Hub {
   readonly groups = new GroupRegistry();
   readonly traffic = new TrafficAccounting();
   readonly events = new EventEmitter<{ notification: [Notification] }>();
   private readonly links = new Map<string, VehicleLink>();
   /** Clients whose login replay is still being read: messages for them wait here. */
-  private readonly held = new Map<Peer, [string, string][]>();
+  private readonly held = new Map<Peer, HeldMessage[]>();
   private notificationCounter = 0;
   /** Live watchers (SSE streams) by vehicle id. */
   private readonly live = new Map<string, Set<LiveListener>>();
@@ -116,8 +138,14 @@ export class Hub {
     return this.live.size > 0 && this.live.has(vehicleId);
   }
 
-  /** Tells the vehicle's live watchers (cheap when there are none). */
+  /** Tells the vehicle's live watchers after the commit of what was stored before (cheap when there are none). */
   emitLive(vehicleId: string, event: LiveEvent): void {
+    if (!this.watched(vehicleId)) return;
+    this.store.afterCommit(() => this.emitLiveNow(vehicleId, event));
+  }
+
+  /** Tells the vehicle's live watchers now: only from an `afterCommit` callback. */
+  emitLiveNow(vehicleId: string, event: LiveEvent): void {
     if (this.live.size === 0) return;
     const set = this.live.get(vehicleId);
     if (!set) return;
@@ -176,17 +204,37 @@ export class Hub {
     this.prune(link);
   }
 
-  /** Sends to a client, or holds the message while its login replay is in progress. */
+  /**
+   * Sends to a peer after the commit of everything stored before (a client's message is held
+   * while its login replay is in progress).
+   */
   deliver(peer: Peer, code: string, data: string): void {
+    this.store.afterCommit(() => this.deliverNow(peer, code, data, undefined));
+  }
+
+  /**
+   * Sends now, or holds the message while the client's login replay is in progress: only from an
+   * `afterCommit` callback. `of`: the stored car message it passes on, if any.
+   */
+  deliverNow(peer: Peer, code: string, data: string, of: StoredRef | undefined): void {
     const held = this.held.get(peer);
-    if (held) held.push([code, data]);
+    if (held) held.push({ code, data, of });
     else peer.send(code, data);
   }
 
-  /** Sends to every app and batch client of the vehicle. */
+  /** The vehicle's apps and batch clients now; null when there are none. */
+  clientsOf(link: VehicleLink): Peer[] | null {
+    if (link.apps.size === 0 && link.batches.size === 0) return null;
+    return [...link.apps, ...link.batches];
+  }
+
+  /** Sends to every app and batch client of the vehicle (those there now), after the commit. */
   toClients(link: VehicleLink, code: string, data: string): void {
-    for (const p of link.apps) this.deliver(p, code, data);
-    for (const p of link.batches) this.deliver(p, code, data);
+    const peers = this.clientsOf(link);
+    if (peers === null) return;
+    this.store.afterCommit(() => {
+      for (const p of peers) this.deliverNow(p, code, data, undefined);
+    });
   }
 
   /** Tells the car how many apps it has (`Z<n>`) and the v3 link whether to announce a client. */
@@ -227,19 +275,22 @@ export class Hub {
           link.batches.add(peer);
           this.emitLive(link.vehicleId, LINK_CHANGED);
         }
+        let replayed: Set<string> | undefined;
         try {
-          await this.replay(peer, link, vehicle);
+          replayed = await this.replay(peer, link, vehicle);
         } finally {
           const held = this.held.get(peer) ?? [];
           this.held.delete(peer);
-          for (const [code, data] of held) peer.send(code, data);
+          // a car message stored while the replay waited for its read is in the replay already
+          for (const h of held) if (!(h.of && replayed?.has(storedKey(h.of)))) peer.send(h.code, h.data);
         }
         return;
       }
     }
   }
 
-  private async replay(peer: Peer, link: VehicleLink, vehicle: Vehicle): Promise<void> {
+  /** Sends the client what is stored (read once it is committed); returns the keys of the messages sent. */
+  private async replay(peer: Peer, link: VehicleLink, vehicle: Vehicle): Promise<Set<string>> {
     const [messages, fresh] = await Promise.all([
       this.store.getCarMessages(vehicle.id),
       this.store.getVehicle(vehicle.id),
@@ -259,6 +310,7 @@ export class Hub {
     }
     const last = fresh?.lastUpdate ?? vehicle.lastUpdate;
     peer.send('T', String(last === null ? NEVER_UPDATED_AGE : Math.max(0, this.seconds() - last)));
+    return new Set(messages.map(storedKey));
   }
 
   /** Unregisters a peer (§13.3). Idempotent: adapters call it whenever a connection ends. */
@@ -345,7 +397,10 @@ export class Hub {
 
   // --- notifications (mp-protocol.md §12) ---
 
-  /** Records a push notification and hands it to the notifiers (listeners of `notification`). */
+  /**
+   * Records a push notification and hands it to the notifiers (listeners of `notification`) and
+   * live watchers, after the commit of what was stored before (its history record included).
+   */
   notify(ownerId: number, vehicleId: string, alertType: string, text: string): void {
     const time = this.seconds();
     const keep = this.options.notificationHistorySeconds;
@@ -363,7 +418,9 @@ export class Hub {
         })
         .catch((err: unknown) => this.log.error({ err, vehicle: vehicleId }, 'storing a notification failed'));
     }
-    this.events.emit('notification', { ownerId, vehicleId, alertType, text, time });
-    this.emitLive(vehicleId, { kind: 'notification', type: alertType, text, time });
+    this.store.afterCommit(() => {
+      this.events.emit('notification', { ownerId, vehicleId, alertType, text, time });
+      this.emitLiveNow(vehicleId, { kind: 'notification', type: alertType, text, time });
+    });
   }
 }

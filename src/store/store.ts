@@ -6,9 +6,17 @@
  * - Times are epoch seconds (integers, UTC).
  * - Vehicle ids are stored and looked up upper-cased; callers pass them upper-cased.
  * - User names are unique case-insensitively and looked up case-insensitively.
- * - Hot-path writes (`putCarMessage`, `addHistorical` without `durable`, `addUtilisation`) are
- *   buffered and committed in batches at most `writeBehindMs` later; reads always see them
- *   (read-your-writes), and `flush()` commits them now.
+ * - Hot-path writes (`putCarMessage`, `addHistorical` without `durable`, `addUtilisation`,
+ *   `touchApiToken`) are buffered and committed in batches at most `writeBehindMs` later;
+ *   `flush()` commits them now.
+ * - "Seen" implies "committed": reads return committed data only. A read of something still
+ *   buffered waits for its commit (so reads still see the caller's own writes), and whatever the
+ *   server passes on to a client without reading it back (a car message forwarded to an app, an
+ *   ack) waits for the commit of what was written before it: `afterCommit`. Waiting brings the
+ *   commit forward to the end of the current event-loop turn, so that one commit serves
+ *   everything buffered and waited for in that turn. Committed means: survives a crash of the
+ *   process. Direct writes and durable historical writes also survive a power loss; other
+ *   buffered writes may lose their last moments to one (see the implementation).
  */
 import type { ClientType } from '../core/mp/welcome.js';
 import type { HistoricalTypeSummary } from '../core/mp/server-commands.js';
@@ -174,8 +182,13 @@ export interface Store {
   setParanoidToken(vehicleId: string, token: string): Promise<void>;
 
   // --- latest car messages (hot path) ---
-  /** Upserts the latest message of `msg.code` and the vehicle's last update (write-behind). */
-  putCarMessage(vehicleId: string, msg: Omit<CarMessage, 'valid'>): void;
+  /**
+   * Upserts the latest message of `msg.code` and the vehicle's last update (write-behind). With
+   * `historyExpires` > 0, also the message's historical record (type = code, record number 0,
+   * its time and data), expiring then: as `addHistorical` would, except that an `addHistorical`
+   * record of the very same key buffered in the same batch wins whatever the order.
+   */
+  putCarMessage(vehicleId: string, msg: Omit<CarMessage, 'valid'>, historyExpires?: number): void;
   /** Stored messages of a vehicle (valid ones only unless `includeInvalid`), in no defined order. */
   getCarMessages(vehicleId: string, includeInvalid?: boolean): Promise<CarMessage[]>;
 
@@ -183,7 +196,7 @@ export interface Store {
   /**
    * Upserts a record (key: vehicle, type, record number, time). Buffered unless `durable`:
    * a durable write resolves only once the record (and everything buffered before it) is
-   * committed to stable storage.
+   * committed to stable storage (it survives a power loss too).
    */
   addHistorical(rec: HistoricalRecord, durable?: boolean): Promise<void>;
   /** One row per record type (ordered by type) of records with time > since. */
@@ -203,6 +216,7 @@ export interface Store {
 
   // --- API tokens ---
   addApiToken(t: ApiToken): Promise<void>;
+  /** As committed: a use still buffered by `touchApiToken` may not show in `lastUsed` yet. */
   findApiToken(ownerId: number, tokenHash: string): Promise<ApiToken | undefined>;
   listApiTokens(ownerId: number): Promise<ApiToken[]>;
   removeApiToken(ownerId: number, tokenHash: string): Promise<boolean>;
@@ -223,6 +237,15 @@ export interface Store {
   listCommandAudit(vehicleId: string, limit: number): Promise<(CommandAuditEntry & { id: number })[]>;
 
   // --- lifecycle ---
+  /**
+   * Calls `fn` after the commit of everything written before this call (buffered writes
+   * included), and so after the calls of `afterCommit` before it: synchronously when nothing is
+   * waiting to be committed, else once the batch has committed, in the order of the calls. The way
+   * to pass on something stored, or derived from what was stored, without reading it back. A
+   * commit that fails is reported to `onBackgroundError` and `fn` still runs (what it held is
+   * lost either way).
+   */
+  afterCommit(fn: () => void): void;
   /** Commits everything buffered. */
   flush(): Promise<void>;
   /** Flushes and closes; later calls reject with VTS_ERR_STORE_CLOSED. */
@@ -230,7 +253,10 @@ export interface Store {
 }
 
 export interface StoreOptions {
-  /** Maximum delay of a buffered write (default 100 ms). */
+  /**
+   * Maximum delay of a buffered write nobody waits for (default 100 ms); a write something waits
+   * for (a read, `afterCommit`, a durable write) is committed at the end of the event-loop turn.
+   */
   writeBehindMs?: number;
   /** Called with errors of background commits (which have no caller to reject). */
   onBackgroundError?: (err: unknown) => void;

@@ -4,18 +4,29 @@
  *
  * Writes are coalesced in memory (the latest message per vehicle and code, the latest version of a
  * historical record, summed traffic deltas, the latest token use) and handed to the database's
- * `commit` function as one batch, at most `delayMs` after the first pending write. A durable
- * historical write instead schedules the commit on `setImmediate`, so all durable writes of one
- * event-loop turn share one transaction (group commit), and its promise settles with that commit.
+ * `commit` function as one batch, at most `delayMs` after the first pending write.
  *
- * Batches are committed one at a time, in order. The batch being committed (when `commit` is
- * asynchronous) and the pending one both stay visible to the overlay readers, so a store can offer
- * read-your-writes without waiting for the database.
+ * What is buffered is never shown: "seen" implies "committed". Whoever is about to pass something
+ * on (a read for a client, a message forwarded to an app, an ack) waits for the commit of what was
+ * buffered before (`afterCommit`, `committed`, `committedFor`), and waiting moves that commit to
+ * the end of the current event-loop turn (`setImmediate`): everything buffered and waited for in
+ * one turn shares one transaction (group commit), and nothing waits longer than a turn plus the
+ * commit. A durable historical write does the same, and its batch is marked `durable` (the store
+ * commits it to stable storage, not only to the operating system).
+ *
+ * Batches are committed one at a time, in order; callbacks run in the order they were registered,
+ * once the batch they wait for (and so every batch before it) has been committed. Nothing here
+ * assumes that `commit` is synchronous.
  */
 import type { CarMessage, HistoricalRecord, UtilisationDelta } from './store.js';
 
 export interface PendingCarMessage extends CarMessage {
   vehicleId: string;
+  /**
+   * When > 0, the message is also its historical record (type = code, record number 0, same
+   * time and data), expiring then.
+   */
+  historyExpires: number;
 }
 
 export interface PendingTokenTouch {
@@ -35,7 +46,11 @@ export class WriteBatch {
   readonly carMessages = new Map<string, Map<string, PendingCarMessage>>();
   /** vehicle id → time of its latest car message. */
   readonly lastUpdates = new Map<string, number>();
-  /** Upserts, keyed by (vehicle, type, record number, time): the latest version wins. */
+  /**
+   * Upserts, keyed by (vehicle, type, record number, time): the latest version wins. The
+   * historical record of a car message stays with the message in `carMessages` while it is the
+   * latest of its code; it moves here when a message of another second replaces it.
+   */
   readonly historical = new Map<string, HistoricalRecord>();
   /** Sums, keyed by (vehicle, day, client type). */
   readonly utilisation = new Map<string, UtilisationDelta>();
@@ -43,8 +58,12 @@ export class WriteBatch {
   readonly tokenTouches = new Map<string, PendingTokenTouch>();
   /** Number of coalesced entries (what `maxPending` bounds). */
   size = 0;
+  /** A durable write is in the batch: its commit must reach stable storage (survive a power loss). */
+  durable = false;
   /** @internal durable writes waiting for this batch's commit */
   readonly waiters: Waiter[] = [];
+  /** @internal run in order once this batch's commit has settled (committed, or failed and reported) */
+  readonly settled: (() => void)[] = [];
 
   get empty(): boolean {
     return this.size === 0;
@@ -87,14 +106,28 @@ export class WriteBehindBuffer {
 
   // --- writes ---
 
-  putCarMessage(vehicleId: string, msg: Omit<CarMessage, 'valid'>): void {
+  /**
+   * The latest message of its code; with `historyExpires` > 0 also its historical record (type =
+   * code, record number 0), kept with it: one map entry per message on the hot path.
+   */
+  putCarMessage(vehicleId: string, msg: Omit<CarMessage, 'valid'>, historyExpires = 0): void {
     const batch = this.pending;
     let codes = batch.carMessages.get(vehicleId);
     if (!codes) {
       codes = new Map();
       batch.carMessages.set(vehicleId, codes);
     }
-    if (!codes.has(msg.code)) batch.size++;
+    const prev = codes.get(msg.code);
+    if (!prev) batch.size++;
+    else if (prev.historyExpires > 0 && prev.time !== msg.time) {
+      // another second: the replaced message's historical record is a record of its own (one
+      // that addHistorical buffered with the same key wins, as it does at commit)
+      this.putHistorical(
+        { vehicleId, type: prev.code, recordNumber: 0, time: prev.time, data: prev.data, expires: prev.historyExpires },
+        vehicleId,
+        false,
+      );
+    }
     codes.set(msg.code, {
       vehicleId,
       code: msg.code,
@@ -103,20 +136,26 @@ export class WriteBehindBuffer {
       paranoid: msg.paranoid,
       ptoken: msg.ptoken,
       valid: true,
+      historyExpires,
     });
     batch.lastUpdates.set(vehicleId, msg.time);
     this.scheduled();
   }
 
-  addHistorical(rec: HistoricalRecord): void {
-    this.putHistorical(rec);
+  /** Adds the record (under `vehicleId` when given: the store's normalised id). */
+  addHistorical(rec: HistoricalRecord, vehicleId = rec.vehicleId): void {
+    this.putHistorical(rec, vehicleId);
     this.scheduled();
   }
 
-  /** Adds the record and resolves once the batch holding it is committed (rejects if that fails). */
-  addHistoricalDurable(rec: HistoricalRecord): Promise<void> {
-    this.putHistorical(rec);
+  /**
+   * Adds the record and resolves once the batch holding it is committed to stable storage
+   * (rejects if that fails).
+   */
+  addHistoricalDurable(rec: HistoricalRecord, vehicleId = rec.vehicleId): Promise<void> {
+    this.putHistorical(rec, vehicleId);
     const batch = this.pending;
+    batch.durable = true;
     const done = new Promise<void>((resolve, reject) => batch.waiters.push({ resolve, reject }));
     this.scheduleSoon();
     return done;
@@ -154,34 +193,53 @@ export class WriteBehindBuffer {
     this.scheduled();
   }
 
-  // --- overlays for read-your-writes (the batch in flight, then the pending one) ---
+  // --- waiting for commits: what is passed on comes after the commit of what was written before ---
 
-  /** Buffered messages of a vehicle by code (the latest of each). */
-  carMessages(vehicleId: string): Map<string, PendingCarMessage> {
-    const out = new Map<string, PendingCarMessage>();
-    for (const batch of this.batches()) {
-      const codes = batch.carMessages.get(vehicleId);
-      if (codes) for (const [code, m] of codes) out.set(code, m);
-    }
-    return out;
+  /**
+   * Calls `fn` once everything buffered before this call has been committed: at once (synchronously)
+   * when nothing is buffered nor being committed, else after the commit, in the order of the calls.
+   * A commit that fails is reported to `onBackgroundError` (its writes are lost) and the callbacks
+   * still run. An exception thrown by `fn` is reported the same way.
+   */
+  afterCommit(fn: () => void): void {
+    const batch = this.awaited();
+    if (batch === null) return fn();
+    batch.settled.push(fn);
+    if (batch === this.pending) this.scheduleSoon();
   }
 
-  /** Buffered last-update time of a vehicle, if any. */
-  lastUpdate(vehicleId: string): number | undefined {
-    let t: number | undefined;
-    for (const batch of this.batches()) t = batch.lastUpdates.get(vehicleId) ?? t;
-    return t;
+  /**
+   * Resolves once everything buffered before this call has been committed (or its commit failed);
+   * null when nothing is buffered nor being committed (nothing to wait for).
+   */
+  committed(): Promise<void> | null {
+    const batch = this.awaited();
+    return batch && this.settledOf(batch);
   }
 
-  /** Buffered last use of a token, if any. */
-  tokenLastUsed(ownerId: number, tokenHash: string): number | undefined {
-    const key = ownerId + SEP + tokenHash;
-    let t: number | undefined;
-    for (const batch of this.batches()) {
-      const touch = batch.tokenTouches.get(key);
-      if (touch) t = Math.max(t ?? touch.time, touch.time);
-    }
-    return t;
+  /**
+   * Like `committed()`, for the car messages and last-update time of one vehicle: null when none
+   * of them is buffered or being committed.
+   */
+  committedFor(vehicleId: string): Promise<void> | null {
+    const p = this.pending;
+    if (p.lastUpdates.has(vehicleId) || p.carMessages.has(vehicleId)) return this.settledOf(p);
+    const f = this.inflight;
+    if (f !== null && (f.lastUpdates.has(vehicleId) || f.carMessages.has(vehicleId))) return this.settledOf(f);
+    return null;
+  }
+
+  /** The batch whose commit a new waiter waits for: the pending one, else the one in flight. */
+  private awaited(): WriteBatch | null {
+    const p = this.pending;
+    if (p.size > 0 || p.settled.length > 0 || p.waiters.length > 0) return p;
+    return this.inflight;
+  }
+
+  private settledOf(batch: WriteBatch): Promise<void> {
+    const done = new Promise<void>((resolve) => batch.settled.push(resolve));
+    if (batch === this.pending) this.scheduleSoon();
+    return done;
   }
 
   // --- edits of buffered writes ---
@@ -254,12 +312,13 @@ export class WriteBehindBuffer {
     return run;
   }
 
-  private putHistorical(rec: HistoricalRecord): void {
+  private putHistorical(rec: HistoricalRecord, vehicleId: string, replace = true): void {
     const batch = this.pending;
-    const key = rec.vehicleId + SEP + rec.type + SEP + rec.recordNumber + SEP + rec.time;
+    const key = vehicleId + SEP + rec.type + SEP + rec.recordNumber + SEP + rec.time;
     if (!batch.historical.has(key)) batch.size++;
+    else if (!replace) return;
     batch.historical.set(key, {
-      vehicleId: rec.vehicleId,
+      vehicleId,
       type: rec.type,
       recordNumber: rec.recordNumber,
       time: rec.time,
@@ -284,7 +343,8 @@ export class WriteBehindBuffer {
 
   /** Nothing left to commit (after discards): drop the timers, which would keep the process alive. */
   private unscheduleIfEmpty(): void {
-    if (this.pending.empty && this.pending.waiters.length === 0) this.clearSchedule();
+    const p = this.pending;
+    if (p.empty && p.waiters.length === 0 && p.settled.length === 0) this.clearSchedule();
   }
 
   private clearSchedule(): void {
@@ -317,17 +377,39 @@ export class WriteBehindBuffer {
   private async commitPending(): Promise<void> {
     this.clearSchedule();
     const batch = this.pending;
-    if (batch.empty && batch.waiters.length === 0) return;
+    if (batch.empty && batch.waiters.length === 0 && batch.settled.length === 0) return;
     this.pending = new WriteBatch();
     this.inflight = batch;
+    let failed = false;
+    let error: unknown;
     try {
-      await this.commitFn(batch);
-    } catch (err) {
-      for (const w of batch.waiters) w.reject(err);
-      throw err;
+      try {
+        if (!batch.empty) {
+          const done = this.commitFn(batch);
+          if (done) await done;
+        }
+      } catch (err) {
+        failed = true;
+        error = err;
+      }
+      for (const w of batch.waiters) {
+        if (failed) w.reject(error);
+        else w.resolve();
+      }
+      // What waited for this commit goes on (a failed commit is reported: what it held is lost
+      // either way). The batch stays in flight meanwhile, so that a callback that waits for a
+      // commit in turn is queued here, after the callbacks before it, not run ahead of them.
+      const settled = batch.settled;
+      for (let k = 0; k < settled.length; k++) {
+        try {
+          settled[k]!();
+        } catch (err) {
+          this.report(err);
+        }
+      }
     } finally {
       this.inflight = null;
     }
-    for (const w of batch.waiters) w.resolve();
+    if (failed) throw error;
   }
 }

@@ -66,30 +66,31 @@ test('write-behind: a failed background commit is reported and the durable write
   assert.equal(batches[0]!.carMessages.get('V')!.get('S')!.data, 'kept');
 });
 
-test('write-behind: overlays see the pending writes; discard and invalidate edit them', () => {
-  const { buffer } = recorder(10_000);
+test('write-behind: discard and invalidate edit the pending writes', async () => {
+  const { buffer, batches } = recorder(10_000);
   buffer.putCarMessage('V', { code: 'S', data: 'p', time: 7, paranoid: true, ptoken: 'A' });
   buffer.putCarMessage('V', msg('D', 'plain'));
-  buffer.touchApiToken(1, 'h', 9);
-  assert.equal(buffer.lastUpdate('V'), 1);
-  assert.equal(buffer.tokenLastUsed(1, 'h'), 9);
   buffer.invalidateParanoid('V', 'B');
+  buffer.putCarMessage('W', msg('D', 'other'));
+  await buffer.flush();
   assert.deepEqual(
-    [...buffer.carMessages('V').values()].map((m) => [m.code, m.valid]),
+    [...batches[0]!.carMessages.get('V')!.values()].map((m) => [m.code, m.valid]),
     [
       ['S', false],
       ['D', true],
     ],
   );
+  buffer.putCarMessage('V', msg('S', 'gone'));
+  buffer.touchApiToken(1, 'h', 9);
   buffer.discardVehicle('V');
   buffer.discardTokenTouches(1);
-  assert.equal(buffer.carMessages('V').size, 0);
-  assert.equal(buffer.lastUpdate('V'), undefined);
-  assert.equal(buffer.tokenLastUsed(1, 'h'), undefined);
   assert.ok(buffer.isEmpty);
+  assert.equal(buffer.committed(), null, 'nothing left to wait for');
+  await buffer.flush();
+  assert.equal(batches.length, 1, 'no empty commit');
 });
 
-test('write-behind: an asynchronous commit stays visible until done, and commits are serialised', async () => {
+test('write-behind: an asynchronous commit: waiters wait for it, and commits are serialised', async () => {
   const order: string[] = [];
   let release!: () => void;
   const buffer = new WriteBehindBuffer(
@@ -104,12 +105,19 @@ test('write-behind: an asynchronous commit stays visible until done, and commits
   buffer.putCarMessage('V', msg('S', 'one'));
   const first = buffer.flush();
   await sleep(5);
-  assert.equal(buffer.carMessages('V').get('S')?.data, 'one'); // in flight, still visible
+  // in flight: a read of V waits for it, one of another vehicle does not
+  const readV = buffer.committedFor('V');
+  assert.ok(readV);
+  assert.equal(buffer.committedFor('W'), null);
+  void readV.then(() => order.push('read V'));
+  buffer.afterCommit(() => order.push('after one'));
   buffer.putCarMessage('V', msg('S', 'two'));
+  buffer.afterCommit(() => order.push('after two'));
   const second = buffer.flush();
   await sleep(5);
   assert.deepEqual(order, ['start one']);
   release();
   await Promise.all([first, second]);
-  assert.deepEqual(order, ['start one', 'end one', 'start two', 'end two']);
+  await sleep(1);
+  assert.deepEqual(order, ['start one', 'end one', 'after one', 'read V', 'start two', 'end two', 'after two']);
 });

@@ -1,6 +1,6 @@
 /** Store-and-forward of the car's data messages (mp-protocol.md §9.1). */
 import { repairStatus } from '../../core/mp/car-message.js';
-import type { Hub } from '../hub.js';
+import type { Hub, StoredRef } from '../hub.js';
 import type { VehicleLink } from '../vehicle-link.js';
 
 /** Who sent a car message: a car connection, or the v3 bridge (id 0). */
@@ -10,8 +10,9 @@ export interface MessageSource {
 }
 
 /**
- * Stores the latest message of its code, logs it to history when configured, forwards the
- * original message to all clients, then `f<version>` after an `F`, then `T0`.
+ * Stores the latest message of its code, logs it to history when configured, and once that is
+ * committed forwards the original message to all clients, then `f<version>` after an `F`, then
+ * `T0`, and tells the live watchers.
  * For a paranoid message, `code`/`data` are the inner code and payload and `original` is the
  * `E` message's data to forward.
  */
@@ -26,17 +27,23 @@ export function storeAndForward(
 ): void {
   const payload = paranoid ? data : repairStatus(code, data);
   const time = hub.seconds();
-  hub.store.putCarMessage(link.vehicleId, { code, data: payload, time, paranoid, ptoken: peer.ptoken });
   const keep = hub.options.messageHistorySeconds;
-  if (keep > 0) {
-    hub.store
-      .addHistorical({ vehicleId: link.vehicleId, type: code, recordNumber: 0, time, data: payload, expires: time + keep })
-      .catch((err: unknown) => hub.log.error({ err, conn: peer.id }, 'storing message history failed'));
-  }
-  if (!paranoid && hub.watched(link.vehicleId)) hub.emitLive(link.vehicleId, { kind: 'record', code, data: payload, time });
-  if (link.apps.size === 0 && link.batches.size === 0) return;
-  if (paranoid) hub.toClients(link, 'E', original ?? '');
-  else hub.toClients(link, code, payload);
-  if (code === 'F') hub.toClients(link, 'f', hub.options.serverVersion);
-  hub.toClients(link, 'T', '0');
+  // the message, and its historical record when history is kept, in one buffered write
+  hub.store.putCarMessage(link.vehicleId, { code, data: payload, time, paranoid, ptoken: peer.ptoken }, keep > 0 ? time + keep : 0);
+  const live = !paranoid && hub.watched(link.vehicleId);
+  const clients = hub.clientsOf(link);
+  if (!live && clients === null) return;
+  hub.store.afterCommit(() => {
+    if (live) hub.emitLiveNow(link.vehicleId, { kind: 'record', code, data: payload, time });
+    if (clients === null) return;
+    const of: StoredRef = { code, data: payload, time };
+    const fwdCode = paranoid ? 'E' : code;
+    const fwdData = paranoid ? (original ?? '') : payload;
+    const version = code === 'F' ? hub.options.serverVersion : null;
+    for (const p of clients) {
+      hub.deliverNow(p, fwdCode, fwdData, of);
+      if (version !== null) hub.deliverNow(p, 'f', version, of);
+      hub.deliverNow(p, 'T', '0', of);
+    }
+  });
 }

@@ -48,5 +48,5 @@ export function routeCommand(
     );
     return;
   }
-  if (code === 'C') peer.send('c', failureResponse(fn ?? (data.split(',', 1)[0] ?? ''), NOT_CONNECTED_TEXT));
+  if (code === 'C') hub.deliver(peer, 'c', failureResponse(fn ?? (data.split(',', 1)[0] ?? ''), NOT_CONNECTED_TEXT));
 }

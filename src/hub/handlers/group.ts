@@ -15,6 +15,6 @@ export const handleGroupSubscription: Handler = (hub, peer, _link, data) => {
   if (!group) return ignored(hub, peer, 'G', 'a malformed group subscription');
   if (peer.clientType === 'A') hub.groups.subscribe(peer, group);
   for (const [vehicleId, groupData] of hub.groups.members(group)) {
-    peer.send('g', groupMessageData(vehicleId, group, groupData));
+    hub.deliver(peer, 'g', groupMessageData(vehicleId, group, groupData));
   }
 };

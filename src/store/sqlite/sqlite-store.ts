@@ -1,9 +1,18 @@
 /**
- * The SQLite implementation of Store (better-sqlite3, WAL, synchronous=FULL).
+ * The SQLite implementation of Store (better-sqlite3, WAL).
  *
- * Several processes share the file (the server and the admin CLI), so owners and vehicles are
- * always read from the database, never cached. Hot-path writes go through a WriteBehindBuffer and
- * are committed in one IMMEDIATE transaction per batch; reads overlay what is still buffered.
+ * Several processes share the file (the server and the admin CLI); the read caches are emptied
+ * when another process commits (see ReadCache). Hot-path writes go through a WriteBehindBuffer and
+ * are committed in one IMMEDIATE transaction per batch. Reads show committed data only: a read of
+ * something still buffered waits for its commit (read-your-writes, and "seen" implies
+ * "committed").
+ *
+ * Durability: the connection runs with synchronous=FULL, so every direct write (owners, vehicles,
+ * tokens, …) and every batch holding a durable write (an acknowledged historical record) is on
+ * stable storage when it returns. The other write-behind batches are committed with
+ * synchronous=NORMAL: in WAL mode a commit is then in the operating system's hands at once (a
+ * crash of the process loses nothing committed) and reaches the disk at the next checkpoint or
+ * FULL commit, so a power loss or an operating-system crash can lose the last of them.
  */
 import Database from 'better-sqlite3';
 import { VtsError } from '../../errors.js';
@@ -31,6 +40,7 @@ import { ReadCache } from './read-cache.js';
 import { migrate } from './migrations.js';
 
 const BUSY_TIMEOUT_MS = 5000;
+const RESOLVED: Promise<void> = Promise.resolve();
 
 interface OwnerRow {
   id: number;
@@ -361,6 +371,9 @@ export class SqliteStore implements Store {
       for (const codes of batch.carMessages.values()) {
         for (const m of codes.values()) {
           s.putCarMessage.run(m.code, m.data, m.time, m.paranoid ? 1 : 0, m.ptoken, m.valid ? 1 : 0, m.vehicleId);
+          // the message as its historical record: before the batch's other records, so an `H`
+          // record of the very same key (type = code, record 0, same second) wins
+          if (m.historyExpires > 0) s.putHistorical.run(m.code, 0, m.time, m.data, m.historyExpires, m.vehicleId);
         }
       }
       for (const [vehicleId, time] of batch.lastUpdates) s.setLastUpdate.run(time, vehicleId);
@@ -375,7 +388,17 @@ export class SqliteStore implements Store {
 
     this.buffer = new WriteBehindBuffer(
       (batch) => {
-        this.commitBatch(batch);
+        if (batch.durable) {
+          this.commitBatch(batch);
+        } else {
+          // exec, not a prepared statement: SQLite applies this pragma when it compiles it
+          db.exec('PRAGMA synchronous = NORMAL');
+          try {
+            this.commitBatch(batch);
+          } finally {
+            db.exec('PRAGMA synchronous = FULL');
+          }
+        }
         for (const vid of batch.carMessages.keys()) this.forget(vid);
         for (const vid of batch.lastUpdates.keys()) this.forget(vid);
         for (const t of batch.tokenTouches.values()) this.tokenRows.delete(tokenKey(t.ownerId, t.tokenHash));
@@ -424,7 +447,7 @@ export class SqliteStore implements Store {
       carPassword: r.car_password,
       type: r.type as VehicleType,
       paranoidToken: r.paranoid_token,
-      lastUpdate: this.buffer.lastUpdate(r.id) ?? r.last_update,
+      lastUpdate: r.last_update,
       created: r.created,
     };
   }
@@ -523,8 +546,13 @@ export class SqliteStore implements Store {
 
   async getVehicle(id: string): Promise<Vehicle | undefined> {
     this.open();
-    this.syncCaches();
     const vid = id.toUpperCase();
+    const buffered = this.buffer.committedFor(vid);
+    if (buffered) {
+      await buffered;
+      this.open();
+    }
+    this.syncCaches();
     let r = this.vehicleRows.get(vid);
     if (!r) {
       r = this.stmt.vehicle.get(vid);
@@ -535,6 +563,11 @@ export class SqliteStore implements Store {
 
   async listVehicles(ownerId?: number): Promise<Vehicle[]> {
     this.open();
+    const buffered = this.buffer.committed();
+    if (buffered) {
+      await buffered;
+      this.open();
+    }
     const rows = ownerId === undefined ? this.stmt.listVehicles.all() : this.stmt.listOwnerVehicles.all(ownerId);
     return rows.map((r) => this.toVehicle(r));
   }
@@ -567,41 +600,38 @@ export class SqliteStore implements Store {
 
   // --- latest car messages ---
 
-  putCarMessage(vehicleId: string, msg: Omit<CarMessage, 'valid'>): void {
+  putCarMessage(vehicleId: string, msg: Omit<CarMessage, 'valid'>, historyExpires?: number): void {
     this.open();
-    this.buffer.putCarMessage(vehicleId.toUpperCase(), msg);
+    this.buffer.putCarMessage(vehicleId.toUpperCase(), msg, historyExpires);
   }
 
   async getCarMessages(vehicleId: string, includeInvalid = false): Promise<CarMessage[]> {
     this.open();
     const vid = vehicleId.toUpperCase();
+    const buffered = this.buffer.committedFor(vid);
+    if (buffered) {
+      await buffered;
+      this.open();
+    }
     this.syncCaches();
     const rows = this.messageRows.get(vid) ?? this.messageRows.set(vid, this.stmt.carMessages.all(vid));
-    const byCode = new Map<string, CarMessage>();
+    const out: CarMessage[] = [];
     for (const r of rows) {
-      byCode.set(r.code, {
-        code: r.code,
-        data: r.data,
-        time: r.time,
-        paranoid: r.paranoid !== 0,
-        ptoken: r.ptoken,
-        valid: r.valid !== 0,
-      });
+      if (r.valid === 0 && !includeInvalid) continue;
+      out.push({ code: r.code, data: r.data, time: r.time, paranoid: r.paranoid !== 0, ptoken: r.ptoken, valid: r.valid !== 0 });
     }
-    for (const [code, m] of this.buffer.carMessages(vid)) {
-      byCode.set(code, { code, data: m.data, time: m.time, paranoid: m.paranoid, ptoken: m.ptoken, valid: m.valid });
-    }
-    const out = [...byCode.values()];
-    return includeInvalid ? out : out.filter((m) => m.valid);
+    return out;
   }
 
   // --- historical records ---
 
-  async addHistorical(rec: HistoricalRecord, durable = false): Promise<void> {
-    this.open();
-    const r = { ...rec, vehicleId: rec.vehicleId.toUpperCase() };
-    if (durable) return this.buffer.addHistoricalDurable(r);
-    this.buffer.addHistorical(r);
+  /** Not `async`: on the hot path (every car message is history by default), one promise less. */
+  addHistorical(rec: HistoricalRecord, durable = false): Promise<void> {
+    if (this.closed) return Promise.reject(new VtsError('VTS_ERR_STORE_CLOSED'));
+    const vid = rec.vehicleId.toUpperCase();
+    if (durable) return this.buffer.addHistoricalDurable(rec, vid);
+    this.buffer.addHistorical(rec, vid);
+    return RESOLVED;
   }
 
   async summarizeHistorical(vehicleId: string, since: number): Promise<HistoricalSummary[]> {
@@ -673,24 +703,27 @@ export class SqliteStore implements Store {
     }
   }
 
-  private withTouch(t: ApiToken): ApiToken {
-    const touched = this.buffer.tokenLastUsed(t.ownerId, t.tokenHash);
-    if (touched !== undefined && (t.lastUsed === null || touched > t.lastUsed)) t.lastUsed = touched;
-    return t;
-  }
-
+  /**
+   * The token as committed: a use still buffered shows in `lastUsed` once committed (this read,
+   * on the path of every token login, does not wait for it; `listApiTokens` does).
+   */
   async findApiToken(ownerId: number, tokenHash: string): Promise<ApiToken | undefined> {
     this.open();
     this.syncCaches();
     const key = tokenKey(ownerId, tokenHash);
     let r = this.tokenRows.get(key);
     if (r === undefined) r = this.tokenRows.set(key, this.stmt.findApiToken.get(ownerId, tokenHash) ?? null);
-    return r ? this.withTouch(toApiToken(r)) : undefined;
+    return r ? toApiToken(r) : undefined;
   }
 
   async listApiTokens(ownerId: number): Promise<ApiToken[]> {
     this.open();
-    return this.stmt.listApiTokens.all(ownerId).map((r) => this.withTouch(toApiToken(r)));
+    const buffered = this.buffer.committed();
+    if (buffered) {
+      await buffered;
+      this.open();
+    }
+    return this.stmt.listApiTokens.all(ownerId).map(toApiToken);
   }
 
   async removeApiToken(ownerId: number, tokenHash: string): Promise<boolean> {
@@ -796,6 +829,11 @@ export class SqliteStore implements Store {
   }
 
   // --- lifecycle ---
+
+  afterCommit(fn: () => void): void {
+    // also once closed: nothing is buffered then, and fn runs at once
+    this.buffer.afterCommit(fn);
+  }
 
   async flush(): Promise<void> {
     this.open();
