@@ -5,15 +5,15 @@
  * requests are answered (the reference refused them with 501).
  */
 import type { TlsOptions } from 'node:tls';
-import formbody from '@fastify/formbody';
-import multipart from '@fastify/multipart';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { dispatchApi } from './api-v2/routes.js';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { apiErrorStyle, dispatchApi } from './api-v2/routes.js';
+import { registerFormParsers } from './forms.js';
 import { MQAPI_CALLS, mqapi } from './mqapi/routes.js';
 import { registerWeb } from './web.js';
 import type { HttpContext } from './context.js';
-import { clientAddress, MAX_PARAM } from './params.js';
-import { FASTIFY_JSON_TYPE, httpDate, notFound, sendText, status, unrecognised } from './reply.js';
+import { clientAddress } from './params.js';
+import { FASTIFY_JSON_TYPE, httpDate, notFound, sendError, status, unrecognised, type ErrorStyle } from './reply.js';
+import { requestFailure } from './request-errors.js';
 
 /** Refused requests held at once (REF holds each for 20 s); beyond this they are refused at once. */
 const MAX_HELD = 1000;
@@ -28,17 +28,44 @@ function commonHeaders(reply: FastifyReply): FastifyReply {
     .header('Access-Control-Allow-Origin', '*');
 }
 
+const isApi = (path: string) => path === '/api' || path.startsWith('/api/');
+
+/** The error style of the call a request is for (JSON for the command and web APIs, else text). */
+function errorStyle(req: FastifyRequest, path: string): ErrorStyle {
+  return isApi(path) ? apiErrorStyle(req.method, req.url) : 'text';
+}
+
 export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<FastifyInstance> {
+  /**
+   * The answer of a request that failed outside its handler's own answers: the client's mistakes
+   * (src/http/request-errors.ts) are 4xx logged at debug; anything else is a 500 with its stack.
+   */
+  const failed = (err: unknown, req: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const path = (req.url ?? '').split('?', 1)[0] ?? '';
+    const f = requestFailure(err);
+    // never the query (passwords) nor a token in the path; the parsers' messages may quote the input
+    const logged = { path: path.startsWith('/api/token/') ? '/api/token/…' : path, method: req.method };
+    if (f.client) {
+      const e = err as { code?: unknown; cause?: unknown } | null;
+      const cause = e?.cause instanceof Error ? e.cause.message : undefined;
+      ctx.log.debug({ ...logged, status: f.status, code: e?.code, reason: f.message, cause }, 'HTTP request refused');
+    } else {
+      ctx.log.error({ err, ...logged }, 'HTTP request failed');
+    }
+    return sendError(reply, errorStyle(req, path), f.status, f.error, f.message);
+  };
+
   const app = Fastify({
     logger: false, // vts logs itself: the default request log would carry ?password=… in the URL
     bodyLimit: ctx.bodyLimit,
-    exposeHeadRoutes: false,
+    // HEAD is answered like GET on every route, without the body (docs/compatibility.md)
+    exposeHeadRoutes: true,
     keepAliveTimeout: 30_000,
     requestTimeout: 30_000,
     forceCloseConnections: true,
     return503OnClosing: true,
     // a URL the router cannot decode: our 400, with the headers every response carries
-    frameworkErrors: (_err, _req, reply) => sendText(commonHeaders(reply), 400, 'Malformed URL encoding'),
+    frameworkErrors: (err, req, reply) => failed(err, req, commonHeaders(reply)),
     ...(tls ? { https: tls } : {}),
   }) as unknown as FastifyInstance;
 
@@ -64,28 +91,20 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
   });
 
   // before any child context is registered: children inherit the error handler they are born with
-  app.setErrorHandler((err: FastifyError, req, reply) => {
-    const code = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
-    if (code >= 500) ctx.log.error({ err, path: req.url.split('?', 1)[0] }, 'HTTP request failed');
-    const text =
-      code === 413 ? 'Request body too large' : code === 415 ? 'Unsupported content type' : code < 500 ? 'Bad request' : 'Internal error';
-    return sendText(reply, code, text);
-  });
+  app.setErrorHandler((err, req, reply) => failed(err, req, reply));
 
   const api = (req: FastifyRequest, reply: FastifyReply) => dispatchApi(ctx, req, reply);
-  app.route({ method: ['GET', 'HEAD', 'DELETE'], url: '/api', handler: api });
-  app.route({ method: ['GET', 'HEAD', 'DELETE'], url: '/api/*', handler: api });
+  app.route({ method: ['GET', 'DELETE'], url: '/api', handler: api });
+  app.route({ method: ['GET', 'DELETE'], url: '/api/*', handler: api });
   for (const call of MQAPI_CALLS) {
-    app.route({ method: ['GET', 'HEAD', 'PUT', 'DELETE'], url: `/mqapi/${call}`, handler: (_req, reply) => unrecognised(reply) });
+    app.route({ method: ['GET', 'DELETE'], url: `/mqapi/${call}`, handler: (_req, reply) => unrecognised(reply) });
   }
   // Form bodies (urlencoded or multipart) are parsed only on POST and PUT routes: the multipart
   // plugin's hooks would otherwise run on every request
   await app.register(async (posts) => {
-    await posts.register(formbody, { bodyLimit: ctx.bodyLimit });
-    await posts.register(multipart, {
-      attachFieldsToBody: 'keyValues',
-      limits: { fieldNameSize: 100, fieldSize: MAX_PARAM + 1, fields: 20, files: 0, fileSize: 0, parts: 20 },
-    });
+    await registerFormParsers(posts, ctx.bodyLimit);
+    // PUT /mqapi/*: a 404 like GET, after its body (a broken one is a 400 like on every PUT)
+    for (const call of MQAPI_CALLS) posts.put(`/mqapi/${call}`, (_req, reply) => unrecognised(reply));
     posts.route({ method: ['POST', 'PUT'], url: '/api', handler: api });
     posts.route({ method: ['POST', 'PUT'], url: '/api/*', handler: api });
     for (const call of MQAPI_CALLS) posts.post(`/mqapi/${call}`, (req, reply) => mqapi(ctx, req, reply, call));
@@ -107,10 +126,7 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
     return status(reply, 204).send();
   });
 
-  app.setNotFoundHandler((req, reply) => {
-    const path = req.url.split('?', 1)[0] ?? '';
-    return path === '/api' || path.startsWith('/api/') ? unrecognised(reply) : notFound(reply);
-  });
+  app.setNotFoundHandler((req, reply) => (isApi(req.url.split('?', 1)[0] ?? '') ? unrecognised(reply) : notFound(reply)));
 
   return app;
 }

@@ -62,6 +62,22 @@ export const forbidden = (r: FastifyReply) => sendText(r, 403, 'Forbidden');
 export const paranoid = (r: FastifyReply) => sendText(r, 502, 'Paranoid vehicles not supported by api');
 export const badRequest = (r: FastifyReply, why: string) => sendText(r, 400, why);
 
+/**
+ * How a call answers its errors: `text`, REF's one line of plain text (the API v2, `/mqapi`, the
+ * custom API, everything outside `/api`), or `json`, `{"error","message"}` (the command API and
+ * the web API: docs/web-api.md).
+ */
+export type ErrorStyle = 'text' | 'json';
+
+/**
+ * The one error reply of requests refused before their handler (bodies that do not parse, bad
+ * URLs, anything the error handler of app.ts catches): `message` as the line of a text call, or
+ * `{"error": code, "message"}` for a JSON call.
+ */
+export function sendError(reply: FastifyReply, style: ErrorStyle, code: number, error: string, message: string): FastifyReply {
+  return style === 'json' ? sendJson(reply, code, { error, message }) : sendText(reply, code, message);
+}
+
 let dateSecond = 0;
 let dateText = '';
 /** The HTTP date of now, computed once a second. */

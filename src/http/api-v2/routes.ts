@@ -6,10 +6,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hasRight } from '../../core/auth/rights.js';
 import { sameSecret } from '../../core/crypto/same-secret.js';
-import { authenticate } from '../auth.js';
+import { authenticate, isThrottled, tooManyLogins } from '../auth.js';
 import type { HttpContext } from '../context.js';
 import { apiSegments, MAX_PARAM, requestParams } from '../params.js';
-import { badRequest, insufficientRights, sendJson, unauthorized, unrecognised } from '../reply.js';
+import { badRequest, insufficientRights, sendJson, unauthorized, unrecognised, type ErrorStyle } from '../reply.js';
 import type { ApiRoute } from './call.js';
 import { historical } from './historical.js';
 import { customApiHandler } from '../custom-api/dispatch.js';
@@ -67,6 +67,26 @@ export const API_ROUTES: ReadonlyMap<string, ApiRoute> = new Map<string, ApiRout
   ['GET:history', history],
 ]);
 
+/**
+ * The calls that answer their errors as JSON `{"error","message"}`: the command API, the
+ * reference's former "Not Yet Implemented" group (both src/http/command/) and vts's web API
+ * (docs/web-api.md). Every other call answers REF's one line of text.
+ */
+const JSON_ERROR_ROUTES: ReadonlySet<ApiRoute> = new Set<ApiRoute>([
+  runCommand,
+  commandInfo,
+  ...[actions.chargeStart, actions.chargeStop, actions.lock, actions.unlock, actions.valetOn, actions.valetOff],
+  ...[actions.listFeatures, actions.setFeature, actions.listParameters, actions.setParameter, actions.reset, actions.homelink],
+  ...[signIn, whoAmI, signOut, changePassword, overview, live, history],
+]);
+
+/** How the `/api` call of `method` and `url` answers an error (src/http/reply.ts `sendError`). */
+export function apiErrorStyle(method: string, url: string): ErrorStyle {
+  const fn = apiSegments(url)?.[0] ?? '';
+  const route = API_ROUTES.get(`${method === 'HEAD' ? 'GET' : method}:${fn}`);
+  return route && JSON_ERROR_ROUTES.has(route) ? 'json' : 'text';
+}
+
 const STATE_CHANGING = new Set(['POST', 'PUT', 'DELETE']);
 
 /** A cookie of a web session must bring its CSRF token on every state-changing call. */
@@ -97,6 +117,7 @@ export async function dispatchApi(ctx: HttpContext, req: FastifyRequest, reply: 
   }
   const principal = await authenticate(ctx, req, params);
   if (!principal) return unauthorized(reply);
+  if (isThrottled(principal)) return tooManyLogins(reply, principal);
   if (!csrfOk(req, principal.session)) {
     return sendJson(reply, 403, { error: 'VTS_ERR_CSRF', message: 'missing or wrong X-CSRF-Token' });
   }

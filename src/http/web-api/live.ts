@@ -29,6 +29,8 @@ export const live: ApiRoute = {
       'X-Accel-Buffering': 'no',
       'Access-Control-Allow-Origin': '*',
     });
+    // HEAD: the stream's headers and no body (the stream itself never ends: it would never answer)
+    if (req.method === 'HEAD') return void res.end();
     let open = true;
     const send = (event: string, data: unknown): void => {
       if (!open) return;
