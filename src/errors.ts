@@ -30,6 +30,8 @@ export const ERRORS = {
   VTS_ERR_BAD_REQUEST: 'malformed request',
   VTS_ERR_BODY_TOO_LARGE: 'request body too large',
   VTS_ERR_CONTENT_TYPE: 'unsupported content type',
+  VTS_ERR_LOGIN_THROTTLED: 'too many failed logins',
+  VTS_ERR_CHECKS_BUSY: 'too many password checks are waiting',
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

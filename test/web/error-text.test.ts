@@ -59,3 +59,10 @@ test('fallbacks: plain-text API v2 answers by their status, unknown codes in the
   assert.equal(sentence('  no such thing. '), 'No such thing.');
   assert.equal(sentence(''), '');
 });
+
+test('a refused sign-in says when to try again', () => {
+  assert.equal(
+    errorSentence(429, 'VTS_ERR_LOGIN_THROTTLED', 'too many failed logins: try again in 30 s'),
+    'Too many failed sign-ins from here. Try again in 30 seconds.',
+  );
+});

@@ -33,6 +33,15 @@ const CODE_TEXT: Readonly<Record<string, (status: number, detail: string) => str
   VTS_ERR_UNKNOWN_VEHICLE: () => 'This vehicle is not one of yours, or does not exist.',
   VTS_ERR_AUTH: (s) => (s === 401 ? 'Wrong user name or password, or the session has ended.' : 'The password is wrong, or this sign-in may not do that.'),
   VTS_ERR_CSRF: () => 'The page’s security token is out of date. Reload the page and try again.',
+  VTS_ERR_LOGIN_THROTTLED: (_s, d) => {
+    const wait = /(\d+) s\b/.exec(d)?.[1];
+    return `Too many failed sign-ins from here. Try again in ${wait ? `${wait} seconds` : 'a minute'}.`;
+  },
+  VTS_ERR_BAD_REQUEST: (_s, d) => withDetail('The server could not read the request', d),
+  VTS_ERR_BODY_TOO_LARGE: () => 'The request is too large for the server.',
+  VTS_ERR_CONTENT_TYPE: () => 'The server does not accept the request in this form.',
+  VTS_ERR_SHUTTING_DOWN: () => 'The server is shutting down. Try again in a moment.',
+  VTS_ERR_CHECKS_BUSY: () => 'The server is busy checking passwords. Try again in a moment.',
   // the rest of the catalogue (src/errors.ts)
   VTS_ERR_CONFIG: () => 'The server’s configuration is invalid.',
   VTS_ERR_DUPLICATE_USER: () => 'A user with that name exists already.',
