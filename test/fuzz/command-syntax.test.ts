@@ -15,22 +15,7 @@ import { CONSOLE_LINE_BYTES } from '../../src/core/commands/script-eval.js';
 import { mpToShell, responseData, shellOutcome } from '../../src/core/commands/shell-map.js';
 import { encodeText } from '../../src/core/mp/command.js';
 import { isVtsError } from '../../src/errors.js';
-import { fuzzParams } from '../support/fuzz.js';
-
-/**
- * The parameters of a property over inputs of up to 100 KB: its CI count, and in the long mode a
- * twentieth of VTS_FUZZ_RUNS (such a property checks the time per input, not many shapes).
- */
-const longInputParams = <T>(runs: number) => fuzzParams<T>(runs, { numRuns: Math.max(runs, Math.floor((Number(process.env.VTS_FUZZ_RUNS) || 0) / 20)) });
-
-const GUARD_MS = 2000;
-function timed<T>(what: string, input: string, f: () => T): T {
-  const t0 = performance.now();
-  const r = f();
-  const ms = performance.now() - t0;
-  assert.ok(ms < GUARD_MS, `${what} took ${Math.round(ms)} ms on ${input.length} chars: ${JSON.stringify(input.slice(0, 60))}…`);
-  return r;
-}
+import { fuzzParams, longInputParams, timed } from '../support/fuzz.js';
 
 /** Calls `f`; a throw must be the documented syntax error. Returns the result or undefined. */
 function orSyntaxError<T>(f: () => T): T | undefined {

@@ -20,27 +20,7 @@ import { historicalRecordsResponse, historicalSummaryResponse, utilisationRespon
 import { CLIENT_TYPES, parseWelcome, scheme0Reply, scheme1Reply } from '../../src/core/mp/welcome.js';
 import { parseResponse } from '../../src/core/commands/result.js';
 import { formatUtc } from '../../src/core/time.js';
-import { fuzzParams } from '../support/fuzz.js';
-
-/**
- * The parameters of a property over inputs of up to 100 KB: its CI count, and in the long mode a
- * twentieth of VTS_FUZZ_RUNS (such a property checks the time per input, not many shapes).
- */
-const longInputParams = <T>(runs: number) => fuzzParams<T>(runs, { numRuns: Math.max(runs, Math.floor((Number(process.env.VTS_FUZZ_RUNS) || 0) / 20)) });
-
-// --- helpers (each fuzz file has its own: the files run in parallel processes) ---
-
-/** Far above what any linear parser needs for 100 KB, far below catastrophic backtracking. */
-const GUARD_MS = 2000;
-
-/** Runs `f`, failing when it takes longer than the guard (a generous one: no tight wall-clock limit). */
-function timed<T>(what: string, input: string, f: () => T): T {
-  const t0 = performance.now();
-  const r = f();
-  const ms = performance.now() - t0;
-  assert.ok(ms < GUARD_MS, `${what} took ${Math.round(ms)} ms on ${input.length} chars: ${JSON.stringify(input.slice(0, 60))}…`);
-  return r;
-}
+import { fuzzParams, longInputParams, timed } from '../support/fuzz.js';
 
 /** Whether a string is well-formed UTF-16 (no lone surrogate). */
 const wellFormed = (s: string): boolean => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);

@@ -19,22 +19,7 @@ import { statusBody } from '../../src/core/records/status.js';
 import { tpmsBody } from '../../src/core/records/tpms.js';
 import { findTrips, MAX_SPEED, STEP_SLACK, type DistanceUnits } from '../../src/core/records/trips.js';
 import { formatUtc } from '../../src/core/time.js';
-import { fuzzParams } from '../support/fuzz.js';
-
-/**
- * The parameters of a property over inputs of up to 100 KB: its CI count, and in the long mode a
- * twentieth of VTS_FUZZ_RUNS (such a property checks the time per input, not many shapes).
- */
-const longInputParams = <T>(runs: number) => fuzzParams<T>(runs, { numRuns: Math.max(runs, Math.floor((Number(process.env.VTS_FUZZ_RUNS) || 0) / 20)) });
-
-const GUARD_MS = 2000;
-function timed<T>(what: string, input: string, f: () => T): T {
-  const t0 = performance.now();
-  const r = f();
-  const ms = performance.now() - t0;
-  assert.ok(ms < GUARD_MS, `${what} took ${Math.round(ms)} ms on ${input.length} chars: ${JSON.stringify(input.slice(0, 60))}…`);
-  return r;
-}
+import { fuzzParams, longInputParams, timed } from '../support/fuzz.js';
 
 // --- record data ---
 
