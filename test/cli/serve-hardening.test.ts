@@ -7,68 +7,24 @@
  * - the per-address connection cap and the login timeout from the environment and the config file;
  * - the open-files limit, raised to the hard limit, in the start-up log.
  */
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { hashPassword } from '../../src/auth/password.js';
 import { MpClient } from '../../src/mp-client/mp-client.js';
 import { openStore } from '../../src/store/open.js';
-import { MAIN } from './spawn-helpers.js';
+import { exitCode, FREE_PORTS, listening, serveProcess, type Running } from './serve-process.js';
 
-interface Running {
-  child: ChildProcess;
-  stdout: string[];
-  stderr: string[];
-  exit: Promise<number | null>;
-}
+/** `vts serve` of the data folder `dir` on free ports. */
+const serve = (dir: string, opts: { shell?: string; args?: string[]; env?: Record<string, string> } = {}): Running =>
+  serveProcess(['--data-dir', dir, ...(opts.args ?? []), ...FREE_PORTS], opts);
 
-const children = new Set<ChildProcess>();
-after(() => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-});
-
-/** `vts serve` on free ports; `shell` runs it through `sh -c '<shell> && exec "$@"'` (e.g. ulimit). */
-function serve(dir: string, opts: { shell?: string; args?: string[]; env?: Record<string, string> } = {}): Running {
-  const { shell } = opts;
-  const words = [process.execPath, '--import', 'tsx', MAIN, 'serve', '--bind', '127.0.0.1', '--data-dir', dir, ...(opts.args ?? [])];
-  const ports = ['--mp-port', '0', '--http-port', '0', '--https-port', '0', '--mp-tls-port', '0', '--mqtt-port', '0', '--mqtts-port', '0'];
-  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VTS_'))), ...opts.env };
-  const child = shell
-    ? spawn('sh', ['-c', `${shell} && exec "$@"`, 'sh', ...words, ...ports], { env, stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn(words[0]!, [...words.slice(1), ...ports], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  createInterface({ input: child.stdout! }).on('line', (l) => stdout.push(l));
-  createInterface({ input: child.stderr! }).on('line', (l) => stderr.push(l));
-  children.add(child);
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, stdout, stderr, exit };
-}
-
-async function listening(r: Running): Promise<{ mp: number; http: number }> {
-  while (r.stdout.length === 0) {
-    if (r.child.exitCode !== null) assert.fail(`vts serve exited: ${r.stderr.join('\n')}`);
-    await new Promise((res) => setTimeout(res, 50));
-  }
-  return JSON.parse(r.stdout[0]!) as { mp: number; http: number };
-}
-
-/** Fails instead of hanging when the child never exits (the bug: it hung until its deadline). */
-async function exitCode(r: Running): Promise<number | null> {
-  let guard: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      r.exit,
-      new Promise<never>((_r, reject) => (guard = setTimeout(() => reject(new Error(`vts serve did not exit: ${r.stderr.join('\n')}`)), 30_000))),
-    ]);
-  } finally {
-    clearTimeout(guard);
-  }
+async function listeningPorts(r: Running): Promise<{ mp: number; http: number }> {
+  return (await listening(r)) as { mp: number; http: number };
 }
 
 const logs = (r: Running): { msg?: string; level?: number; [k: string]: unknown }[] =>
@@ -84,7 +40,7 @@ test('SIGTERM with commands in flight: they are answered 503 at once and vts exi
     await store.close();
 
     const r = serve(dir);
-    const { mp, http } = await listening(r);
+    const { mp, http } = await listeningPorts(r);
     // two cars that log in and never answer a command
     const car1 = await MpClient.connect({ host: '127.0.0.1', port: mp, clientType: 'C', vehicleId: 'CAR1', scheme: 0, password: 'NETPASS1' });
     const car2 = await MpClient.connect({ host: '127.0.0.1', port: mp, clientType: 'C', vehicleId: 'CAR2', scheme: 0, password: 'NETPASS2' });
@@ -146,7 +102,7 @@ test('the open-files limit: raised to the hard limit at start and said in the lo
   try {
     // a soft limit far below the hard limit, as many systems start services
     const r = serve(dir, { shell: 'ulimit -Sn 256' });
-    await listening(r);
+    await listeningPorts(r);
     r.child.kill('SIGTERM');
     assert.equal(await exitCode(r), 0);
     const line = logs(r).find((l) => 'fdLimit' in l);
@@ -164,7 +120,7 @@ test('the connection cap from the environment and the login timeout from the con
     const config = join(dir, 'vts.json');
     writeFileSync(config, JSON.stringify({ 'timeout-login': 1 }));
     const r = serve(dir, { args: ['--config', config], env: { VTS_MAX_CONNECTIONS_PER_ADDRESS: '1' } });
-    const { mp, http } = await listening(r);
+    const { mp, http } = await listeningPorts(r);
     const raw = (port: number) => {
       const s = netConnect({ host: '127.0.0.1', port });
       s.on('error', () => undefined);
@@ -206,7 +162,7 @@ test('the login limits and the password checks from the flags, the environment a
     const config = join(dir, 'vts.json');
     writeFileSync(config, JSON.stringify({ 'login-limit-account': '50/5' }));
     const r = serve(dir, { args: ['--config', config, '--login-limit-pair', '2/1', '--password-checks', '1'], env: { VTS_LOGIN_LIMIT_ADDRESS: '100/30' } });
-    const { http } = await listening(r);
+    const { http } = await listeningPorts(r);
     const statuses: number[] = [];
     for (let k = 0; k < 3; k++) {
       const res = await fetch(`http://127.0.0.1:${http}/api/vehicles?username=demo&password=wrong`);

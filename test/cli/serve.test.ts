@@ -1,56 +1,18 @@
 /** `vts serve` as a real child process: the listening line, options, graceful shutdown. */
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { hashPassword } from '../../src/auth/password.js';
 import { MpClient } from '../../src/mp-client/mp-client.js';
 import { openStore } from '../../src/store/open.js';
 import { TLS_CERT, TLS_KEY } from '../support/server.js';
+import { FREE_PORTS, listening, serveProcess, type Running } from './serve-process.js';
 
-const MAIN = new URL('../../src/cli/main.ts', import.meta.url).pathname;
-
-interface Running {
-  child: ChildProcess;
-  stdout: string[];
-  stderr: string[];
-  exit: Promise<number | null>;
-}
-
-/** Children still running when the file ends (a failed assertion skipped their stop) are killed. */
-const children = new Set<ChildProcess>();
-after(() => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-});
-
-function serve(args: string[], env: Record<string, string> = {}): Running {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--bind', '127.0.0.1', ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  createInterface({ input: child.stdout! }).on('line', (l) => stdout.push(l));
-  createInterface({ input: child.stderr! }).on('line', (l) => stderr.push(l));
-  children.add(child);
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, stdout, stderr, exit };
-}
-
-async function listening(r: Running): Promise<Record<string, unknown>> {
-  for (let k = 0; k < 300 && r.stdout.length === 0; k++) {
-    if (r.child.exitCode !== null) break;
-    await new Promise((res) => setTimeout(res, 50));
-  }
-  assert.equal(r.stdout.length, 1, `one line on stdout; stderr: ${r.stderr.join('\n')}`);
-  return JSON.parse(r.stdout[0]!) as Record<string, unknown>;
-}
-
-const ports = ['--mp-port', '0', '--http-port', '0', '--https-port', '0', '--mp-tls-port', '0', '--mqtt-port', '0', '--mqtts-port', '0'];
+const serve = (args: string[], env: Record<string, string> = {}): Running => serveProcess(args, { env });
+const ports = FREE_PORTS;
 
 test('prints exactly one listening line (keys in order, null for what is off) and stops on SIGTERM with exit 0', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'vts-serve-'));
