@@ -22,6 +22,13 @@ export class CommandQueue {
     return complete ? this.entries.shift() : this.entries[0];
   }
 
+  /** Empties the queue (the car left): the clients that were waiting, placeholders left out. */
+  drain(): Peer[] {
+    const waiting = this.entries.filter((p): p is Peer => p !== null);
+    this.entries = [];
+    return waiting;
+  }
+
   /** Replaces every entry of `peer` with a placeholder. */
   forget(peer: Peer): void {
     for (let k = 0; k < this.entries.length; k++) if (this.entries[k] === peer) this.entries[k] = null;

@@ -324,6 +324,7 @@ export class Hub {
       case 'C':
         if (link.car !== peer) return;
         link.car = null;
+        for (const waiting of link.commands.drain()) waiting.carLeft?.();
         if (!link.online) this.toClients(link, 'Z', '0');
         this.emitLive(link.vehicleId, LINK_CHANGED);
         break;

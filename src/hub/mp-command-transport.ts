@@ -57,11 +57,15 @@ export class MpCommandTransport implements CommandTransport {
           if (command.records === undefined ? completesCommand(data) : records.length >= command.records) finish();
         },
         close() {},
+        carLeft() {
+          finish(new VtsError('VTS_ERR_NOT_CONNECTED', `${vehicleId}: the car disconnected before it answered`));
+        },
       };
       const timer = setTimeout(() => {
         link.commands.forget(peer);
         finish(new VtsError('VTS_ERR_COMMAND_TIMEOUT', `${timeoutMs} ms`));
       }, timeoutMs);
+      timer.unref(); // a command abandoned at shutdown must not hold the process
       link.commands.push(peer);
       car.send('C', mpCommandData(command));
     });

@@ -232,3 +232,15 @@ test('run: the notifications that carry the background output reach the command 
   }, 'the async run to end');
   assert.equal(done.output, 'Background execution started.\nthree\n');
 });
+
+test('a car that disconnects before it answers: the command ends at once with 409, not at its timeout', async (ctx) => {
+  const h = await httpHarness(ctx);
+  const car = await h.car(); // logs in and never answers a command
+  const pending = post(h, '/api/command/TESTCAR', { command: '#3', type: 'mp', timeout: 300 });
+  await eventually(() => (h.t.server.hub.link('TESTCAR')?.commands.length === 1 ? true : undefined), 'the command reached the car');
+  await car.close();
+  const r = await pending;
+  assert.equal(r.status, 409, r.body);
+  assert.equal(json(r.body).error, 'VTS_ERR_NOT_CONNECTED');
+  assert.match(String(json(r.body).message), /disconnected before it answered/);
+});
