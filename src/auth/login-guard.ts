@@ -2,7 +2,8 @@
  * The one way vts checks a secret that a client sent (an account password or token, a car
  * password, an MP login digest): the attempt is counted in the login throttle before the check
  * runs (src/core/login-throttle.ts), a refused attempt is not checked at all, and a right secret
- * gives its attempt back. Every adapter (HTTP API, web sign-in, custom API, `/mqapi`, MP scheme 0
+ * gives its attempt back. An attempt whose budget is held only by checks still running waits for
+ * them instead of being refused, so honest clients that log in at once are all served. Every adapter (HTTP API, web sign-in, custom API, `/mqapi`, MP scheme 0
  * and 1, MQTT) calls `attempt`, so the limits are the same on every path.
  */
 import { type LoginLimits, LoginThrottle } from '../core/login-throttle.js';
@@ -23,6 +24,8 @@ export class LoginGuard {
   /** Attempts refused without a check, and checks that failed (for metrics). */
   throttled = 0;
   failures = 0;
+  /** Attempts waiting for checks in flight to settle. */
+  private waiting: (() => void)[] = [];
 
   constructor(
     limits: LoginLimits | undefined,
@@ -36,26 +39,41 @@ export class LoginGuard {
    * a right secret yields, or null for a wrong one. Busy password checks count as throttled.
    */
   async attempt<T>(address: string, account: string, check: () => Promise<T | null>): Promise<GuardOutcome<T>> {
-    const admission = this.throttle.admit(address, account, this.now());
+    let admission = this.throttle.admit(address, account, this.now());
+    // the budget is held by checks still running: wait for one to settle, then ask again
+    while (!admission.admitted && admission.pending) {
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+      admission = this.throttle.admit(address, account, this.now());
+    }
     if (!admission.admitted) {
       this.throttled++;
       return { ok: false, throttled: true, retryAfterSeconds: admission.retryAfterSeconds, limit: admission.limit };
     }
+    const ticket = admission.ticket;
     let value: T | null;
     try {
       value = await check();
     } catch (err) {
-      this.throttle.cancel(admission.ticket, this.now());
+      this.settled(() => this.throttle.cancel(ticket, this.now()));
       if (!(err instanceof ChecksBusy)) throw err;
       this.throttled++;
       return { ok: false, throttled: true, retryAfterSeconds: 1, limit: 'checks' };
     }
     if (value === null) {
       this.failures++;
+      this.settled(() => this.throttle.failed(ticket));
       return { ok: false, throttled: false };
     }
-    this.throttle.succeeded(admission.ticket, this.now());
+    this.settled(() => this.throttle.succeeded(ticket, this.now()));
     return { ok: true, value };
+  }
+
+  /** Records how a check ended, then lets the attempts that waited for it ask again. */
+  private settled(record: () => void): void {
+    record();
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const wake of waiting) wake();
   }
 
   sweep(): void {

@@ -6,8 +6,9 @@
  * - the address: one client guessing any accounts;
  * - the account (a user name, or a vehicle for car-password checks): guesses from all addresses.
  * Each bucket holds `burst` attempts and refills `perMinute` attempts a minute. An attempt that
- * finds a bucket empty is refused at once (never delayed: a delay would hold a connection and let
- * concurrent attempts through), with the seconds until it would be admitted. A successful check
+ * finds a bucket empty is refused at once (no delay that would hold a connection), with the seconds
+ * until it would be admitted; only when the bucket is held by attempts still being checked does
+ * it wait for them (`pending`), as they give their attempt back if right. A successful check
  * gives its attempt back, so honest clients never use up a budget, and makes the pair trusted for
  * `trustDays`: a trusted pair skips the address and account buckets (only its own pair bucket
  * applies), so an attacker elsewhere, or one behind the same carrier NAT, who exhausts those
@@ -57,10 +58,24 @@ export interface Ticket {
   readonly trusted: boolean;
 }
 
-export type Admission = { admitted: true; ticket: Ticket } | { admitted: false; retryAfterSeconds: number; limit: keyof Omit<LoginLimits, 'trustDays'> };
+export type Admission =
+  | { admitted: true; ticket: Ticket }
+  | {
+      admitted: false;
+      retryAfterSeconds: number;
+      limit: keyof Omit<LoginLimits, 'trustDays'>;
+      /**
+       * True when only attempts still being checked hold the budget: if they prove right, they
+       * give it back, so the caller should wait for them to settle and ask again rather than
+       * refuse (many honest clients behind one address may log in at once).
+       */
+      pending: boolean;
+    };
 
 class Buckets {
   private readonly map = new Map<string, Bucket>();
+  /** Attempts taken and not settled yet, per key. */
+  private readonly pending = new Map<string, number>();
 
   constructor(private readonly rule: BucketRule) {}
 
@@ -84,15 +99,30 @@ class Buckets {
     return this.rule.perMinute > 0 ? Math.ceil(((1 - b.level) / this.rule.perMinute) * 60) : Number.POSITIVE_INFINITY;
   }
 
+  /** Whether `key` would have an attempt if those being checked proved right. */
+  heldByPending(key: string, now: number): boolean {
+    return this.current(key, now).level + (this.pending.get(key) ?? 0) >= 1;
+  }
+
   take(key: string, now: number): void {
     if (!this.enabled) return;
     const b = this.current(key, now);
     b.level -= 1;
     this.map.set(key, b);
+    this.pending.set(key, (this.pending.get(key) ?? 0) + 1);
+  }
+
+  /** The check of an attempt taken from `key` ended (right or wrong). */
+  settle(key: string): void {
+    if (!this.enabled) return;
+    const n = (this.pending.get(key) ?? 0) - 1;
+    if (n > 0) this.pending.set(key, n);
+    else this.pending.delete(key);
   }
 
   give(key: string, now: number): void {
     if (!this.enabled) return;
+    this.settle(key);
     const b = this.current(key, now);
     b.level = Math.min(this.rule.burst, b.level + 1);
     if (b.level >= this.rule.burst) this.map.delete(key);
@@ -101,7 +131,9 @@ class Buckets {
 
   /** Forgets buckets that have refilled completely. */
   sweep(now: number): void {
-    for (const key of this.map.keys()) if (this.current(key, now).level >= this.rule.burst) this.map.delete(key);
+    for (const key of this.map.keys()) {
+      if (!this.pending.has(key) && this.current(key, now).level >= this.rule.burst) this.map.delete(key);
+    }
   }
 
   get size(): number {
@@ -126,16 +158,20 @@ export class LoginThrottle {
   admit(address: string, account: string, now: number): Admission {
     const pair = `${address}\u0000${account}`;
     const trusted = this.trusted(address, account, now);
-    const waits: [Admission & { admitted: false }, number][] = [];
-    const consider = (limit: 'pair' | 'address' | 'account', seconds: number) => {
-      if (seconds > 0) waits.push([{ admitted: false, retryAfterSeconds: seconds, limit }, seconds]);
+    const waits: (Admission & { admitted: false })[] = [];
+    const consider = (limit: 'pair' | 'address' | 'account', buckets: Buckets, key: string) => {
+      const seconds = buckets.wait(key, now);
+      if (seconds > 0) waits.push({ admitted: false, retryAfterSeconds: seconds, limit, pending: buckets.heldByPending(key, now) });
     };
-    consider('pair', this.pairs.wait(pair, now));
+    consider('pair', this.pairs, pair);
     if (!trusted) {
-      consider('address', this.addresses.wait(address, now));
-      consider('account', this.accounts.wait(account, now));
+      consider('address', this.addresses, address);
+      consider('account', this.accounts, account);
     }
-    if (waits.length > 0) return waits.reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+    if (waits.length > 0) {
+      const longest = waits.reduce((a, b) => (b.retryAfterSeconds > a.retryAfterSeconds ? b : a));
+      return { ...longest, pending: waits.every((w) => w.pending) };
+    }
     this.pairs.take(pair, now);
     if (!trusted) {
       this.addresses.take(address, now);
@@ -152,6 +188,15 @@ export class LoginThrottle {
     known.delete(ticket.address);
     known.set(ticket.address, now + this.limits.trustDays * 86_400_000);
     if (known.size > TRUSTED_PER_ACCOUNT) known.delete(known.keys().next().value as string);
+  }
+
+  /** The secret was wrong: the attempt stays counted. */
+  failed(ticket: Ticket): void {
+    this.pairs.settle(ticket.pair);
+    if (!ticket.trusted) {
+      this.addresses.settle(ticket.address);
+      this.accounts.settle(ticket.account);
+    }
   }
 
   /** The attempt was not checked after all (the server was busy): it is given back. */

@@ -15,18 +15,23 @@ function ticket(a: Admission): Ticket {
 
 test('a pair may fail `burst` times; the next attempt is refused with the seconds until a refill', () => {
   const t = new LoginThrottle(LIMITS);
-  for (let k = 0; k < 3; k++) ticket(t.admit('10.0.0.1', 'user:demo', 0));
-  assert.deepEqual(t.admit('10.0.0.1', 'user:demo', 0), { admitted: false, retryAfterSeconds: 60, limit: 'pair' });
-  assert.deepEqual(t.admit('10.0.0.1', 'user:demo', 30_000), { admitted: false, retryAfterSeconds: 30, limit: 'pair' });
+  for (let k = 0; k < 3; k++) t.failed(ticket(t.admit('10.0.0.1', 'user:demo', 0)));
+  assert.deepEqual(t.admit('10.0.0.1', 'user:demo', 0), { admitted: false, retryAfterSeconds: 60, limit: 'pair', pending: false });
+  assert.deepEqual(t.admit('10.0.0.1', 'user:demo', 30_000), { admitted: false, retryAfterSeconds: 30, limit: 'pair', pending: false });
   ticket(t.admit('10.0.0.1', 'user:demo', MIN)); // one attempt refilled after a minute
   assert.equal(t.admit('10.0.0.1', 'user:demo', MIN).admitted, false);
 });
 
 test('the attempt is counted when it is admitted, before any check: concurrent attempts cannot pass together', () => {
   const t = new LoginThrottle(LIMITS);
-  // nothing is reported back yet (all checks still running): only `burst` are admitted
-  const admitted = Array.from({ length: 1200 }, () => t.admit('10.0.0.1', 'user:demo', 0)).filter((a) => a.admitted);
-  assert.equal(admitted.length, 3);
+  // nothing is reported back yet (all checks still running): only `burst` are admitted, the others
+  // are told to wait for those checks (they would get an attempt back if right)
+  const answers = Array.from({ length: 1200 }, () => t.admit('10.0.0.1', 'user:demo', 0));
+  assert.equal(answers.filter((a) => a.admitted).length, 3);
+  assert.ok(answers.slice(3).every((a) => !a.admitted && a.pending));
+  for (const a of answers) if (a.admitted) t.failed(a.ticket);
+  const after = t.admit('10.0.0.1', 'user:demo', 0);
+  assert.ok(!after.admitted && !after.pending, 'all three failed: now a refusal');
 });
 
 test('a right secret gives its attempt back: an honest client never uses up its budget', () => {
@@ -84,7 +89,9 @@ test('trust ends after trustDays and when the account is forgotten', () => {
 test('cancel gives the attempt back without trusting the pair; sweep forgets refilled buckets', () => {
   const t = new LoginThrottle(LIMITS);
   for (let k = 0; k < 3; k++) t.cancel(ticket(t.admit('10.0.0.1', 'user:demo', 0)), 0);
-  assert.equal(ticket(t.admit('10.0.0.1', 'user:demo', 0)).trusted, false);
+  const last = ticket(t.admit('10.0.0.1', 'user:demo', 0));
+  assert.equal(last.trusted, false);
+  t.failed(last);
   assert.ok(t.size > 0);
   t.sweep(10 * MIN);
   assert.equal(t.size, 0);

@@ -62,6 +62,12 @@ test('1,200 concurrent wrong logins from one address: only the address budget is
   assert.equal((await h.request(withQuery('/api/vehicles', DEMO_AUTH), from('127.0.0.5'))).status, 200, 'others still get in');
 });
 
+test('many clients behind one address logging in at once with the right password are all served', async (ctx) => {
+  const h = await httpHarness(ctx);
+  const statuses = await flood(40, 40, () => h.request(withQuery('/api/vehicles', DEMO_AUTH), from('127.0.0.6')));
+  assert.deepEqual([...new Set(statuses)], [200]);
+});
+
 test('/mqapi/auth: counted and refused like every login (403 without a check once over the limit)', async (ctx) => {
   const h = await httpHarness(ctx, { loginLimits: { pair: { burst: 3, perMinute: 1 } } });
   const auth = (password: string, localAddress: string) =>
