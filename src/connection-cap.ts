@@ -10,7 +10,8 @@
  * one; IPv6 addresses by their /64 prefix, since one host or one customer line normally has a
  * whole /64 to pick addresses from.
  */
-import { isIPv4, isIPv6, type Server, type Socket } from 'node:net';
+import type { Server, Socket } from 'node:net';
+import { addressKey } from './core/address-key.js';
 import type { Logger } from 'pino';
 
 /**
@@ -21,23 +22,6 @@ import type { Logger } from 'pino';
 export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
 
 const LOG_INTERVAL_MS = 60_000;
-
-/** The key an address counts under: IPv4 as it is, IPv6 by its /64 prefix (`2001:db8:0:1::/64`). */
-export function addressKey(address: string | undefined): string {
-  if (!address) return 'unknown';
-  if (address.startsWith('::ffff:') && isIPv4(address.slice(7))) return address.slice(7);
-  const bare = address.split('%', 1)[0]!; // a zone id (`fe80::1%eth0`)
-  if (!isIPv6(bare)) return address;
-  const [head = '', tail] = bare.split('::', 2);
-  const left = head === '' ? [] : head.split(':');
-  // an embedded IPv4 tail (`64:ff9b::192.0.2.1`) takes two groups, but only the first four matter
-  const right = tail === undefined || tail === '' ? [] : tail.split(':').flatMap((g) => (g.includes('.') ? ['0', '0'] : [g]));
-  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
-  return groups
-    .slice(0, 4)
-    .map((g) => parseInt(g, 16).toString(16))
-    .join(':') + '::/64';
-}
 
 type Emit = (event: string | symbol, ...args: unknown[]) => boolean;
 

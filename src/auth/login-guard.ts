@@ -6,6 +6,7 @@
  * them instead of being refused, so honest clients that log in at once are all served. Every adapter (HTTP API, web sign-in, custom API, `/mqapi`, MP scheme 0
  * and 1, MQTT) calls `attempt`, so the limits are the same on every path.
  */
+import { addressKey } from '../core/address-key.js';
 import { type LoginLimits, LoginThrottle } from '../core/login-throttle.js';
 import { ChecksBusy } from './check-queue.js';
 
@@ -38,7 +39,9 @@ export class LoginGuard {
    * Runs `check` when `address` may try a secret of `account` now; `check` answers the value that
    * a right secret yields, or null for a wrong one. Busy password checks count as throttled.
    */
-  async attempt<T>(address: string, account: string, check: () => Promise<T | null>): Promise<GuardOutcome<T>> {
+  async attempt<T>(client: string, account: string, check: () => Promise<T | null>): Promise<GuardOutcome<T>> {
+    // IPv6 by its /64 (a host has a whole /64 to pick from), IPv4-mapped as IPv4: one key per client
+    const address = addressKey(client);
     let admission = this.throttle.admit(address, account, this.now());
     // the budget is held by checks still running: wait for one to settle, then ask again
     while (!admission.admitted && admission.pending) {

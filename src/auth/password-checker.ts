@@ -63,11 +63,6 @@ export class PasswordChecker {
     return false;
   }
 
-  /** A new password's hash, made in the same queue. */
-  hash(password: string): Promise<string> {
-    return this.queue.run(() => hashPassword(password));
-  }
-
   private id(username: string, password: string): string {
     return createHmac('sha256', this.key).update(username.toLowerCase()).update('\0').update(password).digest('base64');
   }

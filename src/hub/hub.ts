@@ -324,7 +324,8 @@ export class Hub {
       case 'C':
         if (link.car !== peer) return;
         link.car = null;
-        for (const waiting of link.commands.drain()) waiting.carLeft?.();
+        // after the commit that forwards the answers the car sent before it left
+        for (const waiting of link.commands.drain()) if (waiting.carLeft) this.store.afterCommit(() => waiting.carLeft?.());
         if (!link.online) this.toClients(link, 'Z', '0');
         this.emitLive(link.vehicleId, LINK_CHANGED);
         break;

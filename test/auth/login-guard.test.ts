@@ -62,3 +62,15 @@ test('a busy check queue is answered as throttled and its attempt given back; ot
   const after = await guard.attempt('10.0.0.1', 'user:demo', async () => 'x');
   assert.equal(!after.ok && after.throttled, true, 'the budget of 3 was not used by the busy and failed-check attempts');
 });
+
+test('addresses count as the connection cap counts them: IPv6 by its /64, IPv4-mapped as IPv4', async () => {
+  const guard = new LoginGuard(LIMITS, () => 0);
+  const wrong = async () => null;
+  for (const a of ['2001:db8:1:2::1', '2001:db8:1:2::abcd', '2001:db8:1:2:ffff::9']) await guard.attempt(a, 'user:demo', wrong);
+  const same64 = await guard.attempt('2001:db8:1:2::77', 'user:demo', async () => 'ok');
+  assert.equal(!same64.ok && same64.throttled, true, 'another address of the same /64 is the same client');
+  assert.equal((await guard.attempt('2001:db8:1:3::1', 'user:demo', async () => 'ok')).ok, true, 'another /64');
+  for (let n = 0; n < 3; n++) await guard.attempt('::ffff:10.0.0.1', 'user:demo', wrong);
+  const v4 = await guard.attempt('10.0.0.1', 'user:demo', async () => 'ok');
+  assert.equal(!v4.ok && v4.throttled, true, 'the IPv4-mapped form is the same client');
+});

@@ -83,6 +83,19 @@ test('/mqapi/auth: counted and refused like every login (403 without a check onc
   assert.ok(h.t.logs.some((l) => l.includes('MQTT authentication refused: too many failed logins')));
 });
 
+test('/mqapi/auth through one broker: guesses of one MQTT client id do not lock out the broker\'s other clients', async (ctx) => {
+  const h = await httpHarness(ctx, { loginLimits: { pair: { burst: 3, perMinute: 1 }, address: { burst: 5, perMinute: 1 } } });
+  const auth = (password: string, clientid: string) =>
+    h.request('/mqapi/auth', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `username=demo&password=${password}&clientid=${clientid}`,
+    });
+  for (let k = 0; k < 3; k++) assert.equal((await auth('wrong', 'attacker')).status, 403);
+  assert.equal((await auth('demopass', 'attacker')).status, 403, 'that client id is refused unchecked');
+  for (let k = 0; k < 6; k++) assert.equal((await auth('demopass', `module${k}`)).status, 200, `module${k}, same broker address`);
+});
+
 test('the custom API: car-password guesses on cmd and csv are throttled per vehicle and address', async (ctx) => {
   const h = await httpHarness(ctx, { loginLimits: { pair: { burst: 3, perMinute: 1 } } });
   const csv = (pass: string, localAddress: string) =>

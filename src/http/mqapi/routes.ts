@@ -2,8 +2,9 @@
  * `/mqapi`: the HTTP auth backend of a Mosquitto with the HTTP auth plugin (http-api-v2.md §5),
  * so that an external broker applies vts's users, tokens and topic rules. POST form fields only;
  * the outcome is the status code and the reason phrase, bodies are empty unless stated:
- * - `/mqapi/auth` (`username`, `password`: account password or API token): 200 `Authentication
- *   OK` when it is valid and grants `v3` or `mqtt` (so `*` does), else 403 `Authentication FAILED`;
+ * - `/mqapi/auth` (`username`, `password`: account password or API token; `clientid`): 200
+ *   `Authentication OK` when it is valid and grants `v3` or `mqtt` (so `*` does), else 403
+ *   `Authentication FAILED`; throttled per MQTT client id (the broker's address is everyone's);
  * - `/mqapi/superuser` (`username`): 404 `Username required`; 200 `Is a superuser` for the
  *   configured `--mqtt-superuser`, else 403 `Not a superuser`;
  * - `/mqapi/acl` (`username`, `topic`): 200 `Superuser acl is permitted`, 200 `Access granted` for
@@ -31,8 +32,12 @@ export async function mqapi(ctx: HttpContext, req: FastifyRequest, reply: Fastif
   const username = params.username ?? '';
   switch (call) {
     case 'auth': {
-      // through the login guard like every secret check; a refused attempt is a plain failure here
-      const address = clientAddress(req);
+      // through the login guard like every secret check; a refused attempt is a plain failure here.
+      // The caller is the broker, whose address is every MQTT client's: the client is told apart
+      // by its client id when the plugin sends one, so that guesses through the broker cannot
+      // lock out the broker's other clients (each user's guesses stay bounded by its account limit)
+      const clientId = params.clientid ?? '';
+      const address = clientId === '' ? clientAddress(req) : `mqtt-client:${clientId}`;
       const outcome = await ctx.guard.attempt(address, userAccount(username), async () => {
         const auth = await authenticateUser(ctx.store, ctx.credentials, username, params.password ?? '', ctx.hub.now());
         return auth && hasRight(auth.permit, 'v3', 'mqtt') ? auth : null;
