@@ -80,7 +80,17 @@ export interface WriteBehindOptions {
   maxPending?: number;
   /** Errors of commits nobody awaits (default: console.error). Must not throw. */
   onBackgroundError?: (err: unknown) => void;
+  /**
+   * Milliseconds to wait before each new try of a failed commit (a busy, locked or full database):
+   * default 50, 100, 200, 400, 800. Only when the last try fails too are the batch's writes
+   * lost; what waits for the commit waits for the tries.
+   */
+  retryDelaysMs?: readonly number[];
+  /** Whether a failed commit may succeed when tried again (default: always). */
+  retryable?: (err: unknown) => boolean;
 }
+
+const DEFAULT_RETRY_DELAYS_MS = [50, 100, 200, 400, 800];
 
 const SEP = '\u0000';
 
@@ -89,6 +99,8 @@ export class WriteBehindBuffer {
   private readonly delayMs: number;
   private readonly maxPending: number;
   private readonly onBackgroundError: (err: unknown) => void;
+  private readonly retryDelaysMs: readonly number[];
+  private readonly retryable: (err: unknown) => boolean;
 
   private pending = new WriteBatch();
   private inflight: WriteBatch | null = null;
@@ -102,6 +114,8 @@ export class WriteBehindBuffer {
     this.delayMs = Math.max(0, opts.delayMs ?? 100);
     this.maxPending = Math.max(1, opts.maxPending ?? 10_000);
     this.onBackgroundError = opts.onBackgroundError ?? ((err) => console.error('vts store: background commit failed:', err));
+    this.retryDelaysMs = opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+    this.retryable = opts.retryable ?? (() => true);
   }
 
   // --- writes ---
@@ -198,8 +212,8 @@ export class WriteBehindBuffer {
   /**
    * Calls `fn` once everything buffered before this call has been committed: at once (synchronously)
    * when nothing is buffered nor being committed, else after the commit, in the order of the calls.
-   * A commit that fails is reported to `onBackgroundError` (its writes are lost) and the callbacks
-   * still run. An exception thrown by `fn` is reported the same way.
+   * A commit that fails is tried again (`retryDelaysMs`); when the last try fails too, that is
+   * reported to `onBackgroundError` (its writes are lost) and the callbacks still run. An exception thrown by `fn` is reported the same way.
    */
   afterCommit(fn: () => void): void {
     const batch = this.awaited();
@@ -383,14 +397,23 @@ export class WriteBehindBuffer {
     let failed = false;
     let error: unknown;
     try {
-      try {
-        if (!batch.empty) {
+      // a failed commit rolled back: the same batch is tried again, and only after the last
+      // try does what waits for it go on
+      for (let tries = 0; !batch.empty; tries++) {
+        try {
           const done = this.commitFn(batch);
           if (done) await done;
+          break;
+        } catch (err) {
+          const delay = this.retryable(err) ? this.retryDelaysMs[tries] : undefined;
+          if (delay === undefined) {
+            failed = true;
+            error = err;
+            break;
+          }
+          this.report(new Error(`commit failed, trying again in ${delay} ms: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
+          await new Promise((r) => setTimeout(r, delay));
         }
-      } catch (err) {
-        failed = true;
-        error = err;
       }
       for (const w of batch.waiters) {
         if (failed) w.reject(error);

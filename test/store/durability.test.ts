@@ -124,3 +124,21 @@ test('the write-behind commits with synchronous=NORMAL, a durable batch and dire
   assert.deepEqual(during, [NORMAL, FULL]);
   assert.equal(sync(), FULL, 'back to FULL for direct writes');
 });
+
+test('a commit that finds the database locked by another process is tried again: nothing is lost', async (t) => {
+  const errors: unknown[] = [];
+  const { dir, store } = await freshStore(t, { writeBehindMs: 60_000, onBackgroundError: (e) => errors.push(e) });
+  await seed(store);
+  const rows = committedRows(t, dir);
+  const admin = new Database(join(dir, SQLITE_FILE));
+  t.after(() => admin.close());
+  admin.exec('BEGIN IMMEDIATE'); // e.g. an admin command holding the write lock past the busy timeout
+  // the lock goes while the store waits for its next try (the busy wait blocks this process)
+  setTimeout(() => admin.exec('COMMIT'), 10);
+  store.putCarMessage('DEMO1', msg('kept'));
+  const seen: string[] = [];
+  store.afterCommit(() => seen.push(rows().join(' ')));
+  await store.flush();
+  assert.deepEqual(seen, ['DEMO1:S=kept'], 'the callback ran after the commit that succeeded');
+  assert.ok(errors.length >= 1 && /trying again/.test(String(errors[0])), String(errors[0]));
+});

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { WriteBehindBuffer, type WriteBatch } from '../../src/store/write-behind.js';
 import { sleep } from './helpers.js';
 
-function recorder(delayMs = 30, fail?: () => boolean) {
+function recorder(delayMs = 30, fail?: () => boolean, retryDelaysMs: number[] = []) {
   const batches: WriteBatch[] = [];
   const errors: unknown[] = [];
   const buffer = new WriteBehindBuffer(
@@ -11,7 +11,7 @@ function recorder(delayMs = 30, fail?: () => boolean) {
       if (fail?.()) throw new Error('commit failed');
       batches.push(b);
     },
-    { delayMs, onBackgroundError: (e) => errors.push(e) },
+    { delayMs, onBackgroundError: (e) => errors.push(e), retryDelaysMs },
   );
   return { buffer, batches, errors };
 }
@@ -120,4 +120,20 @@ test('write-behind: an asynchronous commit: waiters wait for it, and commits are
   await Promise.all([first, second]);
   await sleep(1);
   assert.deepEqual(order, ['start one', 'end one', 'after one', 'read V', 'start two', 'end two', 'after two']);
+});
+
+test('write-behind: a failed commit is tried again; waiters and callbacks go on only after it committed', async () => {
+  let failures = 2;
+  const { buffer, batches, errors } = recorder(10_000, () => failures-- > 0, [1, 1, 1]);
+  const order: string[] = [];
+  buffer.putCarMessage('V', msg('S', 'kept'));
+  const durable = buffer.addHistoricalDurable({ vehicleId: 'V', type: 'T', recordNumber: 0, time: 1, data: '', expires: 2 });
+  buffer.afterCommit(() => order.push(`callback after ${batches.length} commit(s)`));
+  await durable;
+  await buffer.idle();
+  assert.equal(batches.length, 1);
+  assert.equal(batches[0]!.carMessages.get('V')!.get('S')!.data, 'kept');
+  assert.deepEqual(order, ['callback after 1 commit(s)']);
+  assert.equal(errors.length, 2, 'each failed try is reported');
+  assert.match(String(errors[0]), /trying again in 1 ms/);
 });

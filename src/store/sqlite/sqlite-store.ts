@@ -406,6 +406,9 @@ export class SqliteStore implements Store {
       {
         delayMs: opts.writeBehindMs ?? 100,
         onBackgroundError: opts.onBackgroundError,
+        // another process holding the lock, a full disk, a passing I/O error: worth another try;
+        // a constraint or a schema error would fail the same way again
+        retryable: (err) => /^SQLITE_(BUSY|LOCKED|FULL|IOERR)/.test(String((err as { code?: unknown }).code ?? '')),
       },
     );
   }
