@@ -7,7 +7,7 @@
  * and 1, MQTT) calls `attempt`, so the limits are the same on every path.
  */
 import { addressKey } from '../core/address-key.js';
-import { type LoginLimits, LoginThrottle } from '../core/login-throttle.js';
+import { type LoginLimits, LoginThrottle, type Ticket } from '../core/login-throttle.js';
 import { ChecksBusy } from './check-queue.js';
 
 export type GuardOutcome<T> =
@@ -25,8 +25,8 @@ export class LoginGuard {
   /** Attempts refused without a check, and checks that failed (for metrics). */
   throttled = 0;
   failures = 0;
-  /** Attempts waiting for checks in flight to settle. */
-  private waiting: (() => void)[] = [];
+  /** Attempts waiting for checks in flight to settle: what they wait on, and how to wake them. */
+  private waiting: { address: string; account: string; wake: () => void }[] = [];
 
   constructor(
     limits: LoginLimits | undefined,
@@ -45,7 +45,7 @@ export class LoginGuard {
     let admission = this.throttle.admit(address, account, this.now());
     // the budget is held by checks still running: wait for one to settle, then ask again
     while (!admission.admitted && admission.pending) {
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
+      await new Promise<void>((wake) => this.waiting.push({ address, account, wake }));
       admission = this.throttle.admit(address, account, this.now());
     }
     if (!admission.admitted) {
@@ -57,26 +57,31 @@ export class LoginGuard {
     try {
       value = await check();
     } catch (err) {
-      this.settled(() => this.throttle.cancel(ticket, this.now()));
+      this.settled(ticket, () => this.throttle.cancel(ticket, this.now()));
       if (!(err instanceof ChecksBusy)) throw err;
       this.throttled++;
       return { ok: false, throttled: true, retryAfterSeconds: 1, limit: 'checks' };
     }
     if (value === null) {
       this.failures++;
-      this.settled(() => this.throttle.failed(ticket));
+      this.settled(ticket, () => this.throttle.failed(ticket));
       return { ok: false, throttled: false };
     }
-    this.settled(() => this.throttle.succeeded(ticket, this.now()));
+    this.settled(ticket, () => this.throttle.succeeded(ticket, this.now()));
     return { ok: true, value };
   }
 
-  /** Records how a check ended, then lets the attempts that waited for it ask again. */
-  private settled(record: () => void): void {
+  /** Records how a check ended, then lets the attempts that waited on its buckets ask again. */
+  private settled(ticket: Ticket, record: () => void): void {
     record();
-    const waiting = this.waiting;
+    const all = this.waiting;
     this.waiting = [];
-    for (const wake of waiting) wake();
+    const woken: (() => void)[] = [];
+    for (const w of all) {
+      if (w.address === ticket.address || w.account === ticket.account) woken.push(w.wake);
+      else this.waiting.push(w);
+    }
+    for (const wake of woken) wake();
   }
 
   sweep(): void {
