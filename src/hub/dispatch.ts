@@ -4,7 +4,6 @@
  * re-enters the table for commands and responses.
  */
 import type { MpMessage } from '../core/mp/message.js';
-import type { Hub } from './hub.js';
 import type { Peer } from './peer.js';
 import type { VehicleLink } from './vehicle-link.js';
 import { handlePing } from './handlers/ping.js';
@@ -15,8 +14,7 @@ import { handleCommandResponse } from './handlers/command-response.js';
 import { handleGroupSubscription, handleGroupUpdate } from './handlers/group.js';
 import { handleHistorical, handleAckedHistorical } from './handlers/historical.js';
 import { storeAndForward } from './handlers/car-data.js';
-
-export type Handler = (hub: Hub, peer: Peer, link: VehicleLink, data: string) => void;
+import { ignored, type Handler, type HubPort } from './handlers/port.js';
 
 /** Handlers that apply whatever the sender's type (§9, first table). */
 const ANY_SENDER: Record<string, Handler> = {
@@ -41,7 +39,7 @@ const FROM_CLIENT: Record<string, Handler> = {
   C: handleCommand,
 };
 
-export function dispatch(hub: Hub, peer: Peer, link: VehicleLink, msg: MpMessage): void {
+export function dispatch(hub: HubPort, peer: Peer, link: VehicleLink, msg: MpMessage): void {
   const { code, data } = msg;
   const any = ANY_SENDER[code];
   if (any) return any(hub, peer, link, data);
@@ -66,8 +64,4 @@ export function dispatch(hub: Hub, peer: Peer, link: VehicleLink, msg: MpMessage
     case 'S':
       return ignored(hub, peer, code, 'a message from a peer server');
   }
-}
-
-export function ignored(hub: Hub, peer: Peer, code: string, why: string): void {
-  if (hub.log.isLevelEnabled('debug')) hub.log.debug({ conn: peer.id, code }, `ignored ${why}`);
 }

@@ -24,21 +24,10 @@ import type { Peer } from './peer.js';
 import { TrafficAccounting } from './traffic.js';
 import type { V3Link } from './v3-link.js';
 import { VehicleLink } from './vehicle-link.js';
+import type { HubOptions, HubPort, LiveEvent, StoredRef } from './handlers/port.js';
 
-export interface HubOptions {
-  /** Sent to apps as `f<version>` after every `F`. */
-  serverVersion: string;
-  /** Seconds each car message is also kept as a historical record of its code (0 = off). */
-  messageHistorySeconds: number;
-  /** Seconds push notifications are kept as `*-Log-Notification` history (0 = off). */
-  notificationHistorySeconds: number;
-  /** Days of utilisation that command 30 reports and the store keeps. */
-  utilisationDays: number;
-  /** Clock in epoch milliseconds (tests pass their own). */
-  now?: () => number;
-  /** Milliseconds an MP client's command to a vehicle on the v3 link may take. Default 30 s. */
-  v3CommandTimeoutMs?: number;
-}
+export type { HubOptions, LiveEvent, StoredRef } from './handlers/port.js';
+
 
 /** A push notification (`P` from a car, or raised by the server), for the notifiers to come. */
 export interface Notification {
@@ -53,23 +42,12 @@ export interface Notification {
 const V3_SOURCE: MessageSource = { id: 0, ptoken: '' };
 const LINK_CHANGED: LiveEvent = { kind: 'link' };
 
-/** What live watchers of a vehicle hear (docs/web-api.md "Live updates"). */
-export type LiveEvent =
-  | { kind: 'record'; code: string; data: string; time: number }
-  | { kind: 'notification'; type: string; text: string; time: number }
-  | { kind: 'link' };
 
 export type LiveListener = (event: LiveEvent) => void;
 
 /** The answer of `T` at login when the car never sent anything (REF's clamped MySQL TIME). */
 export const NEVER_UPDATED_AGE = 3020399;
 
-/** A stored car message, as forwarded messages name the one they pass on. */
-export interface StoredRef {
-  readonly code: string;
-  readonly data: string;
-  readonly time: number;
-}
 
 /** A message held for a client whose login replay is in progress. */
 interface HeldMessage {
@@ -81,7 +59,7 @@ interface HeldMessage {
 
 const storedKey = (m: StoredRef): string => `${m.code}\u0000${m.time}\u0000${m.data}`;
 
-export class Hub {
+export class Hub implements HubPort {
   readonly groups = new GroupRegistry();
   readonly traffic = new TrafficAccounting();
   readonly events = new EventEmitter<{ notification: [Notification] }>();

@@ -1,6 +1,6 @@
 /** Store-and-forward of the car's data messages (mp-protocol.md §9.1). */
 import { repairStatus } from '../../core/mp/car-message.js';
-import type { Hub, StoredRef } from '../hub.js';
+import type { HubPort, StoredRef } from './port.js';
 import type { VehicleLink } from '../vehicle-link.js';
 
 /** Who sent a car message: a car connection, or the v3 bridge (id 0). */
@@ -17,7 +17,7 @@ export interface MessageSource {
  * `E` message's data to forward.
  */
 export function storeAndForward(
-  hub: Hub,
+  hub: HubPort,
   peer: MessageSource,
   link: VehicleLink,
   code: string,

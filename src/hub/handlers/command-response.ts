@@ -1,7 +1,7 @@
 /** `c` responses from the car, routed to the client that asked (mp-protocol.md §11.2). */
 import { completesCommand } from '../../core/mp/command.js';
-import type { Handler } from '../dispatch.js';
-import type { Hub } from '../hub.js';
+import type { Handler } from './port.js';
+import type { HubPort } from './port.js';
 import type { VehicleLink } from '../vehicle-link.js';
 
 export const handleCommandResponse: Handler = (hub, _peer, link, data) => routeResponse(hub, link, 'c', data, false);
@@ -11,7 +11,7 @@ export const handleCommandResponse: Handler = (hub, _peer, link, data) => routeR
  * to every client; it never stalls the car's connection (REF's reader dies on it). Otherwise the
  * head of the queue gets it; the multi-line rule decides whether the head stays.
  */
-export function routeResponse(hub: Hub, link: VehicleLink, code: string, data: string, paranoid: boolean): void {
+export function routeResponse(hub: HubPort, link: VehicleLink, code: string, data: string, paranoid: boolean): void {
   const target = link.commands.take(paranoid || completesCommand(data));
   if (target === undefined) {
     hub.toClients(link, code, data);

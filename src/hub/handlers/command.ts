@@ -2,8 +2,8 @@
 import { responseData } from '../../core/commands/shell-map.js';
 import { commandFunction, commandParams, encodeText, failureResponse, SERVER_FUNCTIONS } from '../../core/mp/command.js';
 import { isVtsError } from '../../errors.js';
-import type { Handler } from '../dispatch.js';
-import type { Hub } from '../hub.js';
+import type { Handler } from './port.js';
+import type { HubPort } from './port.js';
 import type { Peer } from '../peer.js';
 import type { VehicleLink } from '../vehicle-link.js';
 import { answerServerCommand } from './server-commands.js';
@@ -24,7 +24,7 @@ export const handleCommand: Handler = (hub, peer, link, data) => {
  * function is unknown (`fn` null): no reply can be built, and the v3 link cannot carry it.
  */
 export function routeCommand(
-  hub: Hub,
+  hub: HubPort,
   peer: Peer,
   link: VehicleLink,
   code: string,

@@ -1,6 +1,6 @@
 /** Group updates `g` from cars and subscriptions `G` (mp-protocol.md §14). */
 import { groupMessageData, parseGroupSubscription, parseGroupUpdate } from '../../core/mp/group.js';
-import { ignored, type Handler } from '../dispatch.js';
+import { ignored, type Handler } from './port.js';
 
 export const handleGroupUpdate: Handler = (hub, peer, link, data) => {
   const g = parseGroupUpdate(data);

@@ -1,11 +1,11 @@
 /** Historical records from cars: `H` (no ack) and `h` (acked once durable) (mp-protocol.md §15). */
 import { historicalTimes, parseAckedH, parseH, type HistoricalInput } from '../../core/mp/historical.js';
 import type { HistoricalRecord } from '../../store/store.js';
-import type { Handler } from '../dispatch.js';
-import type { Hub } from '../hub.js';
+import type { Handler } from './port.js';
+import type { HubPort } from './port.js';
 
 /** The stored form of a record received now (from a v2 `H`/`h`, or the v3 bridge). */
-export function historicalRecord(hub: Hub, vehicleId: string, rec: HistoricalInput): HistoricalRecord {
+export function historicalRecord(hub: HubPort, vehicleId: string, rec: HistoricalInput): HistoricalRecord {
   const { time, expires } = historicalTimes(rec, hub.seconds());
   return { vehicleId, type: rec.type, recordNumber: rec.recordNumber, time, data: rec.data, expires };
 }

@@ -4,7 +4,7 @@
  * car's messages under their code.
  */
 import { parseParanoid } from '../../core/mp/paranoid.js';
-import { ignored, type Handler } from '../dispatch.js';
+import { ignored, type Handler } from './port.js';
 import { routeCommand } from './command.js';
 import { routeResponse } from './command-response.js';
 import { storeAndForward } from './car-data.js';

@@ -4,7 +4,7 @@
  * tells the car nothing about what is stored (`h` is the protocol's acknowledgement, sent once
  * the record is on disk), and holding it back would cost the ingest path a commit per turn.
  */
-import type { Handler } from '../dispatch.js';
+import type { Handler } from './port.js';
 
 export const handlePing: Handler = (hub, peer) => {
   if (peer.clientType === 'C') peer.send('a', '');

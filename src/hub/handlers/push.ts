@@ -1,15 +1,15 @@
 /** `P` notifications and `p` push subscriptions (mp-protocol.md §12). */
 import { sameSecret } from '../../core/crypto/same-secret.js';
 import { parsePushSubscription } from '../../core/mp/push-subscription.js';
-import type { Handler } from '../dispatch.js';
-import type { Hub } from '../hub.js';
+import type { Handler } from './port.js';
+import type { HubPort } from './port.js';
 import type { VehicleLink } from '../vehicle-link.js';
 
 /** Forward `P` to all clients; with ≥ 2 chars it is also a push notification (type + text). */
 export const handleNotification: Handler = (hub, _peer, link, data) => forwardNotification(hub, link, data);
 
 /** `P<type><text>` from the vehicle (v2 car or v3 bridge): to every client, and a notification. */
-export function forwardNotification(hub: Hub, link: VehicleLink, data: string): void {
+export function forwardNotification(hub: HubPort, link: VehicleLink, data: string): void {
   hub.toClients(link, 'P', data);
   if (data.length >= 2) hub.notify(link.ownerId, link.vehicleId, data[0]!, data.slice(1));
 }

@@ -7,11 +7,11 @@ import {
   type UtilisationDay,
 } from '../../core/mp/server-commands.js';
 import { parseSince, startOfUtcDay, utcDay } from '../../core/time.js';
-import type { Hub } from '../hub.js';
+import type { HubPort } from './port.js';
 import type { Peer } from '../peer.js';
 import type { VehicleLink } from '../vehicle-link.js';
 
-export function answerServerCommand(hub: Hub, peer: Peer, link: VehicleLink, fn: number, data: string): void {
+export function answerServerCommand(hub: HubPort, peer: Peer, link: VehicleLink, fn: number, data: string): void {
   answer(hub, link, fn, commandParams(data)).then(
     (lines) => {
       for (const line of lines) hub.deliver(peer, 'c', line);
@@ -23,7 +23,7 @@ export function answerServerCommand(hub: Hub, peer: Peer, link: VehicleLink, fn:
   );
 }
 
-async function answer(hub: Hub, link: VehicleLink, fn: number, params: string): Promise<string[]> {
+async function answer(hub: HubPort, link: VehicleLink, fn: number, params: string): Promise<string[]> {
   const vehicleId = link.vehicleId;
   if (fn === 30) {
     const today = startOfUtcDay(hub.seconds());

@@ -1,0 +1,66 @@
+/**
+ * What the MP message handlers (one per code, src/hub/handlers/) may use of the hub: a narrow
+ * port, so that handlers depend only downward and a clustered hub can provide the same. The hub
+ * implements it; the dispatcher passes it to each handler.
+ */
+import type { Logger } from 'pino';
+import type { Store } from '../../store/store.js';
+import type { GroupRegistry } from '../groups.js';
+import type { Peer } from '../peer.js';
+import type { VehicleLink } from '../vehicle-link.js';
+
+export interface HubOptions {
+  /** Sent to apps as `f<version>` after every `F`. */
+  serverVersion: string;
+  /** Seconds each car message is also kept as a historical record of its code (0 = off). */
+  messageHistorySeconds: number;
+  /** Seconds push notifications are kept as `*-Log-Notification` history (0 = off). */
+  notificationHistorySeconds: number;
+  /** Days of utilisation that command 30 reports and the store keeps. */
+  utilisationDays: number;
+  /** Clock in epoch milliseconds (tests pass their own). */
+  now?: () => number;
+  /** Milliseconds an MP client's command to a vehicle on the v3 link may take. Default 30 s. */
+  v3CommandTimeoutMs?: number;
+}
+
+/** What live watchers of a vehicle hear (docs/web-api.md "Live updates"). */
+export type LiveEvent =
+  | { kind: 'record'; code: string; data: string; time: number }
+  | { kind: 'notification'; type: string; text: string; time: number }
+  | { kind: 'link' };
+
+/** A stored car message, as forwarded messages name the one they pass on. */
+export interface StoredRef {
+  readonly code: string;
+  readonly data: string;
+  readonly time: number;
+}
+
+export interface HubPort {
+  readonly store: Store;
+  readonly log: Logger;
+  readonly options: HubOptions;
+  readonly groups: GroupRegistry;
+  /** Current time in epoch seconds. */
+  seconds(): number;
+  /** Whether a live watcher (the dashboard) follows the vehicle. */
+  watched(vehicleId: string): boolean;
+  emitLiveNow(vehicleId: string, event: LiveEvent): void;
+  /** Sends to a peer once what was written before is committed. */
+  deliver(peer: Peer, code: string, data: string): void;
+  /** Sends now (the caller has waited for the commit); `of` names the stored message it passes on. */
+  deliverNow(peer: Peer, code: string, data: string, of: StoredRef | undefined): void;
+  /** The apps and batch clients of a vehicle, or null when there are none. */
+  clientsOf(link: VehicleLink): Peer[] | null;
+  toClients(link: VehicleLink, code: string, data: string): void;
+  notify(ownerId: number, vehicleId: string, alertType: string, text: string): void;
+}
+
+/** One message code's handler: the hub port, the sender, its vehicle and the message data. */
+export type Handler = (hub: HubPort, peer: Peer, link: VehicleLink, data: string) => void;
+
+/** A message the dispatch table drops (said at debug level). */
+export function ignored(hub: HubPort, peer: Peer, code: string, why: string): void {
+  if (hub.log.isLevelEnabled('debug')) hub.log.debug({ conn: peer.id, code }, `ignored ${why}`);
+}
