@@ -20,55 +20,8 @@
  */
 import type { CarMessage, HistoricalRecord, UtilisationDelta } from './store.js';
 
-export interface PendingCarMessage extends CarMessage {
-  vehicleId: string;
-  /**
-   * When > 0, the message is also its historical record (type = code, record number 0, same
-   * time and data), expiring then.
-   */
-  historyExpires: number;
-}
-
-export interface PendingTokenTouch {
-  ownerId: number;
-  tokenHash: string;
-  time: number;
-}
-
-interface Waiter {
-  resolve: () => void;
-  reject: (err: unknown) => void;
-}
-
-/** One set of coalesced writes, to be committed in one transaction. */
-export class WriteBatch {
-  /** vehicle id → message code → latest message. */
-  readonly carMessages = new Map<string, Map<string, PendingCarMessage>>();
-  /** vehicle id → time of its latest car message. */
-  readonly lastUpdates = new Map<string, number>();
-  /**
-   * Upserts, keyed by (vehicle, type, record number, time): the latest version wins. The
-   * historical record of a car message stays with the message in `carMessages` while it is the
-   * latest of its code; it moves here when a message of another second replaces it.
-   */
-  readonly historical = new Map<string, HistoricalRecord>();
-  /** Sums, keyed by (vehicle, day, client type). */
-  readonly utilisation = new Map<string, UtilisationDelta>();
-  /** Keyed by (owner, token hash): the latest use. */
-  readonly tokenTouches = new Map<string, PendingTokenTouch>();
-  /** Number of coalesced entries (what `maxPending` bounds). */
-  size = 0;
-  /** A durable write is in the batch: its commit must reach stable storage (survive a power loss). */
-  durable = false;
-  /** @internal durable writes waiting for this batch's commit */
-  readonly waiters: Waiter[] = [];
-  /** @internal run in order once this batch's commit has settled (committed, or failed and reported) */
-  readonly settled: (() => void)[] = [];
-
-  get empty(): boolean {
-    return this.size === 0;
-  }
-}
+export { WriteBatch, splitByVehicle, type PendingCarMessage, type PendingTokenTouch } from './write-batch.js';
+import { WriteBatch, splitByVehicle } from './write-batch.js';
 
 /** Writes one batch in one transaction; throws (or rejects) when nothing was committed. */
 export type CommitFn = (batch: WriteBatch) => void | Promise<void>;
@@ -388,6 +341,20 @@ export class WriteBehindBuffer {
     }
   }
 
+  /** Commits each part alone; the error of the first part that failed (its rows are lost). */
+  private async commitParts(parts: WriteBatch[]): Promise<unknown> {
+    let first: unknown;
+    for (const part of parts) {
+      try {
+        const done = this.commitFn(part);
+        if (done) await done;
+      } catch (err) {
+        first ??= err;
+      }
+    }
+    return first;
+  }
+
   private async commitPending(): Promise<void> {
     this.clearSchedule();
     const batch = this.pending;
@@ -409,6 +376,19 @@ export class WriteBehindBuffer {
           if (delay === undefined) {
             failed = true;
             error = err;
+            // one vehicle's rows must not take the others' with them: each part on its own
+            const parts = splitByVehicle(batch);
+            if (parts.length > 1) {
+              const partError = await this.commitParts(parts);
+              if (partError === undefined) {
+                // every part went in alone: nothing is lost, but say what happened
+                this.report(new Error(`a batch failed, its ${parts.length} parts were committed one by one: ${String(err)}`, { cause: err }));
+                failed = false;
+                error = undefined;
+              } else {
+                error = partError;
+              }
+            }
             break;
           }
           this.report(new Error(`commit failed, trying again in ${delay} ms: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));

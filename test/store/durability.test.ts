@@ -142,3 +142,18 @@ test('a commit that finds the database locked by another process is tried again:
   assert.deepEqual(seen, ['DEMO1:S=kept'], 'the callback ran after the commit that succeeded');
   assert.ok(errors.length >= 1 && /trying again/.test(String(errors[0])), String(errors[0]));
 });
+
+test('a batch that fails for one vehicle still commits the other vehicles\' rows', async (t) => {
+  const { dir, store } = await freshStore(t, { writeBehindMs: 60_000 });
+  await seed(store);
+  const owner = (await store.getVehicle('DEMO1'))!.ownerId;
+  await store.addVehicle({ id: 'OTHER', ownerId: owner, name: 'OTHER', carPassword: 'x' });
+  const rows = committedRows(t, dir);
+  const other = new Database(join(dir, SQLITE_FILE));
+  t.after(() => other.close());
+  other.exec("CREATE TRIGGER boom BEFORE INSERT ON car_messages WHEN NEW.vehicle_id = 'DEMO1' BEGIN SELECT RAISE(ABORT, 'boom'); END");
+  store.putCarMessage('DEMO1', msg('lost'));
+  store.putCarMessage('OTHER', msg('kept'));
+  await assert.rejects(store.flush(), /boom/, "DEMO1's rows are lost, and said so");
+  assert.deepEqual(rows(), ['OTHER:S=kept']);
+});

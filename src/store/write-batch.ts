@@ -1,0 +1,88 @@
+/**
+ * One set of coalesced writes of the write-behind buffer (src/store/write-behind.ts), committed in
+ * one transaction, and how to split it by vehicle when that transaction fails.
+ */
+import type { CarMessage, HistoricalRecord, UtilisationDelta } from './store.js';
+
+export interface PendingCarMessage extends CarMessage {
+  vehicleId: string;
+  /**
+   * When > 0, the message is also its historical record (type = code, record number 0, same
+   * time and data), expiring then.
+   */
+  historyExpires: number;
+}
+
+export interface PendingTokenTouch {
+  ownerId: number;
+  tokenHash: string;
+  time: number;
+}
+
+export interface Waiter {
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+/** One set of coalesced writes, to be committed in one transaction. */
+export class WriteBatch {
+  /** vehicle id → message code → latest message. */
+  readonly carMessages = new Map<string, Map<string, PendingCarMessage>>();
+  /** vehicle id → time of its latest car message. */
+  readonly lastUpdates = new Map<string, number>();
+  /**
+   * Upserts, keyed by (vehicle, type, record number, time): the latest version wins. The
+   * historical record of a car message stays with the message in `carMessages` while it is the
+   * latest of its code; it moves here when a message of another second replaces it.
+   */
+  readonly historical = new Map<string, HistoricalRecord>();
+  /** Sums, keyed by (vehicle, day, client type). */
+  readonly utilisation = new Map<string, UtilisationDelta>();
+  /** Keyed by (owner, token hash): the latest use. */
+  readonly tokenTouches = new Map<string, PendingTokenTouch>();
+  /** Number of coalesced entries (what `maxPending` bounds). */
+  size = 0;
+  /** A durable write is in the batch: its commit must reach stable storage (survive a power loss). */
+  durable = false;
+  /** @internal durable writes waiting for this batch's commit */
+  readonly waiters: Waiter[] = [];
+  /** @internal run in order once this batch's commit has settled (committed, or failed and reported) */
+  readonly settled: (() => void)[] = [];
+
+  get empty(): boolean {
+    return this.size === 0;
+  }
+}
+
+/**
+ * The batch's writes in parts that can be committed alone: one per vehicle (its messages, last
+ * update, history and traffic), and one for the token uses. Waiters and callbacks stay with the
+ * batch. When one vehicle's rows make a transaction fail, the others' are still committed.
+ */
+export function splitByVehicle(batch: WriteBatch): WriteBatch[] {
+  const parts = new Map<string, WriteBatch>();
+  const part = (key: string): WriteBatch => {
+    let p = parts.get(key);
+    if (!p) {
+      p = new WriteBatch();
+      p.durable = batch.durable;
+      parts.set(key, p);
+    }
+    p.size++;
+    return p;
+  };
+  for (const [vid, codes] of batch.carMessages) {
+    const p = part(vid);
+    p.carMessages.set(vid, codes);
+    p.size += codes.size - 1;
+  }
+  for (const [vid, time] of batch.lastUpdates) {
+    const p = part(vid);
+    p.size--; // not an entry of its own
+    p.lastUpdates.set(vid, time);
+  }
+  for (const [key, rec] of batch.historical) part(rec.vehicleId).historical.set(key, rec);
+  for (const [key, d] of batch.utilisation) part(d.vehicleId).utilisation.set(key, d);
+  for (const [key, t] of batch.tokenTouches) part('\u0000tokens').tokenTouches.set(key, t);
+  return [...parts.values()];
+}
