@@ -13,11 +13,10 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
 import fc from 'fast-check';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { API_ROUTES } from '../../src/http/api-v2/routes.js';
-import { injectHarness, isErrorLine, type Credentials, type InjectHarness } from '../http/inject.js';
+import { injectHarness, isErrorLine, rawExchange, type Credentials, type InjectHarness } from '../http/inject.js';
 import { fuzzParams } from '../support/fuzz.js';
 
 /** Generous: only a request that is never answered fails this way. */
@@ -325,29 +324,6 @@ test('every route, random requests: never a 500, nothing at error level, always 
   for (const code of [200, 400, 401, 403, 404]) assert.ok((seen.get(code) ?? 0) > 0, `no ${code} among ${JSON.stringify([...seen])}`);
 });
 
-/** Raw request lines: node's parser and fastify's router see the bytes as sent (no URL normalisation). */
-function rawRequest(port: number, head: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`no answer within ${ANSWER_MS} ms: ${JSON.stringify(head.slice(0, 200))}`));
-    }, ANSWER_MS);
-    socket.on('data', (c: Buffer) => {
-      chunks.push(c);
-      // one answer is enough: the status line and the headers
-      if (Buffer.concat(chunks).includes('\r\n\r\n')) socket.end();
-    });
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(chunks).toString('latin1'));
-    });
-    socket.write(head, 'latin1');
-  });
-}
-
 test('raw request targets over a real socket: never a 500, always answered', async () => {
   const port = h.t.server.ports.http!;
   const target = fc.oneof(
@@ -362,7 +338,7 @@ test('raw request targets over a real socket: never a 500, always answered', asy
       const t = auth && path.startsWith('/api') ? path + (path.includes('?') ? '&' : '?') + auth : path;
       const mark = h.t.logs.length;
       const head = `${method} ${t} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`;
-      const answerText = await rawRequest(port, head);
+      const answerText = await rawExchange(port, head, { headersOnly: true, timeoutMs: ANSWER_MS });
       const statusLine = answerText.split('\r\n', 1)[0] ?? '';
       assert.match(statusLine, /^HTTP\/1\.1 \d{3}/, `answered: ${JSON.stringify(head)}`);
       assert.doesNotMatch(statusLine, /^HTTP\/1\.1 500/, JSON.stringify(head));

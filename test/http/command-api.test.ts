@@ -6,28 +6,15 @@
  */
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
-import { createLogger } from '../../src/log.js';
-import { EmulatedModule } from '../../src/module/module.js';
+import { startV2Module } from '../support/module.js';
 import type { ServerConfig } from '../../src/server.js';
 import { eventually } from '../mp/helpers.js';
 import { httpHarness, type HttpHarness } from './helpers.js';
 
-const quiet = createLogger('silent', new Writable({ write: (_c, _e, cb) => cb() }));
 
 async function withModule(ctx: TestContext, config: Partial<ServerConfig> = {}): Promise<HttpHarness> {
   const h = await httpHarness(ctx, config);
-  const mod = new EmulatedModule({
-    id: 'TESTCAR',
-    seed: 3,
-    carPassword: 'NETPASS',
-    adminPassword: 'admin',
-    server: { host: '127.0.0.1', port: h.t.mpPort },
-    log: quiet,
-  });
-  ctx.after(() => mod.stop());
-  await mod.start();
-  await eventually(() => (h.t.server.hub.counts('TESTCAR').net === 1 ? true : undefined), 'the module connected');
+  await startV2Module(ctx, h.t, { id: 'TESTCAR', carPassword: 'NETPASS', seed: 3 });
   return h;
 }
 

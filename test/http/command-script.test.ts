@@ -6,13 +6,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
-import { createLogger } from '../../src/log.js';
-import { EmulatedModule } from '../../src/module/module.js';
+import { startV2Module } from '../support/module.js';
 import { eventually } from '../mp/helpers.js';
 import { mqttHarness, type MqttHarness } from '../mqtt/harness.js';
 
-const quiet = createLogger('silent', new Writable({ write: (_c, _e, cb) => cb() }));
 
 const SCRIPTS: [string, string | RegExp][] = [
   ['print(OvmsMetrics.Value("v.b.soc"))', /^\d+(\.\d+)?$/],
@@ -50,17 +47,7 @@ test('JavaScript through the command API runs unchanged on a v2 vehicle and on a
   const v3 = await h.vehicle();
   await h.module(v3);
   const v2 = await h.vehicle();
-  const mod = new EmulatedModule({
-    id: v2,
-    seed: 5,
-    carPassword: 'NETPASS',
-    adminPassword: 'admin',
-    server: { host: '127.0.0.1', port: h.t.mpPort },
-    log: quiet,
-  });
-  t.after(() => mod.stop());
-  await mod.start();
-  await eventually(() => (h.t.server.hub.counts(v2).net === 1 ? true : undefined), 'the v2 module connected', 10_000);
+  await startV2Module(t, h.t, { id: v2, carPassword: 'NETPASS', seed: 5 });
   await eventually(() => (h.t.server.hub.counts(v3).net === 1 ? true : undefined), 'the v3 module connected', 10_000);
   await checkAll(h, v2, 'v2');
   await checkAll(h, v3, 'mqtt');

@@ -8,6 +8,7 @@
  * With `module`, demo also owns CAR1, an emulated module connected over the MP that sends its
  * records and answers commands.
  */
+import { connect } from 'node:net';
 import diagnostics from 'node:diagnostics_channel';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -149,4 +150,31 @@ export async function injectHarness(config: Partial<ServerConfig> = {}, opts: { 
       rmSync(webDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Sends raw request bytes (latin1) over a real socket, so node's parser and fastify's router see
+ * them as sent, and resolves to the answer: up to the end of its headers with `headersOnly`, else
+ * up to the server's close. Rejects when nothing ends it within `timeoutMs` (a hang guard).
+ */
+export function rawExchange(port: number, request: string, opts: { headersOnly?: boolean; timeoutMs?: number } = {}): Promise<string> {
+  const timeoutMs = opts.timeoutMs ?? 15_000;
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no answer within ${timeoutMs} ms: ${JSON.stringify(request.slice(0, 200))}`));
+    }, timeoutMs);
+    socket.on('data', (c: Buffer) => {
+      chunks.push(c);
+      if (opts.headersOnly && Buffer.concat(chunks).includes('\r\n\r\n')) socket.end();
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString('latin1'));
+    });
+    socket.write(request, 'latin1');
+  });
 }

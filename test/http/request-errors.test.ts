@@ -7,11 +7,10 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import type { LightMyRequestResponse } from 'fastify';
 import { API_ROUTES } from '../../src/http/api-v2/routes.js';
-import { injectHarness, injectWithin, isErrorLine, type InjectHarness } from './inject.js';
+import { injectHarness, injectWithin, isErrorLine, rawExchange, type InjectHarness } from './inject.js';
 
 const AUTH = 'username=demo&password=demopass';
 const BODY_LIMIT = 4096;
@@ -126,35 +125,19 @@ test('the same bodies as real requests: 400; oversize or broken header blocks: 4
   }
   // header blocks that node's parser refuses before any route: 431, 400; never a 500
   const mark = h.t.logs.length;
-  const huge = await rawHead(port, `GET /api/vehicles HTTP/1.1\r\nHost: x\r\nCookie: ${'a'.repeat(20_000)}\r\nConnection: close\r\n\r\n`);
+  const huge = await rawExchange(port, `GET /api/vehicles HTTP/1.1\r\nHost: x\r\nCookie: ${'a'.repeat(20_000)}\r\nConnection: close\r\n\r\n`);
   assert.match(huge, /^HTTP\/1\.1 431 /);
-  const badChunk = await rawHead(
+  const badChunk = await rawExchange(
     port,
     'POST /mqapi/auth HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\nhello\r\n0\r\n\r\n',
   );
   assert.match(badChunk, /^HTTP\/1\.1 400 /);
-  const rawUrl = await rawHead(port, 'GET /api/vehicles?username=\u00e9 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+  const rawUrl = await rawExchange(port, 'GET /api/vehicles?username=\u00e9 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
   assert.match(rawUrl, /^HTTP\/1\.1 400 /);
   assert.deepEqual(h.logsFrom(mark).filter(isErrorLine), []);
   const ok = await fetch(`http://127.0.0.1:${port}/api/vehicles?${AUTH}`);
   assert.equal(ok.status, 200);
 });
-
-/** The answer to raw request bytes (latin1), up to the server's close. */
-function rawHead(port: number, request: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    const timer = setTimeout(() => reject(new Error('no answer')), 15_000);
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(chunks).toString('latin1'));
-    });
-    socket.write(request, 'latin1');
-  });
-}
 
 test('a well-formed multipart form still works, on chunked bodies too', async () => {
   const body = field('username', 'demo') + field('password', 'demopass') + field('username', 'second') + `--${B}--\r\n`;
