@@ -59,6 +59,21 @@ interface HeldMessage {
 
 const storedKey = (m: StoredRef): string => `${m.code}\u0000${m.time}\u0000${m.data}`;
 
+/**
+ * Sends what was held for a client during its replay. Car messages held up to the last one of
+ * their code that the replay contained are skipped: the replay showed that one, or a newer one
+ * that replaced them in the same commit. Later ones, and everything else, follow in order.
+ */
+function sendHeld(peer: Peer, held: HeldMessage[], replayed: Set<string> | undefined): void {
+  const shownUpTo = new Map<string, number>();
+  held.forEach((h, k) => {
+    if (h.of && replayed?.has(storedKey(h.of))) shownUpTo.set(h.of.code, k);
+  });
+  held.forEach((h, k) => {
+    if (!h.of || k > (shownUpTo.get(h.of.code) ?? -1)) peer.send(h.code, h.data);
+  });
+}
+
 export class Hub implements HubPort {
   readonly groups = new GroupRegistry();
   readonly traffic = new TrafficAccounting();
@@ -259,8 +274,7 @@ export class Hub implements HubPort {
         } finally {
           const held = this.held.get(peer) ?? [];
           this.held.delete(peer);
-          // a car message stored while the replay waited for its read is in the replay already
-          for (const h of held) if (!(h.of && replayed?.has(storedKey(h.of)))) peer.send(h.code, h.data);
+          sendHeld(peer, held, replayed);
         }
         return;
       }

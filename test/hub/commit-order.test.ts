@@ -182,3 +182,22 @@ test('a message stored after the replay was read is sent after the replay', asyn
   hub.detach(app);
   hub.detach(car);
 });
+
+test('two messages of one code in the batch a replay reads: the app ends with the newer one', async () => {
+  await store.flush();
+  const car = new WatchingPeer('C');
+  await hub.attach(car, vehicle);
+  hub.handle(car, { code: 'D', data: 'first' }); // something buffered: the replay waits for a commit
+  const app = new WatchingPeer('A');
+  const attaching = hub.attach(app, vehicle);
+  // while the replay waits, two messages of one code: the batch keeps only the newer, the
+  // replay reads it, and both were passed on to the app (held until the replay is sent)
+  hub.handle(car, { code: 'S', data: 'older' });
+  hub.handle(car, { code: 'S', data: 'newer' });
+  await attaching;
+  await turn();
+  const sent = app.take().filter((m) => m.startsWith('S'));
+  assert.equal(sent.at(-1), 'Snewer', `the last S the app got: ${JSON.stringify(sent)}`);
+  hub.detach(app);
+  hub.detach(car);
+});
