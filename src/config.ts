@@ -98,7 +98,7 @@ function fileValue(opt: Option, key: string, value: unknown, file: string): unkn
     if (typeof value !== 'boolean') throw bad('must be true or false');
     return value;
   }
-  if (typeof value !== 'string' && typeof value !== 'number') throw bad(`must be a string or a number, not ${JSON.stringify(value)}`);
+  if (typeof value !== 'string' && typeof value !== 'number') throw bad(`must be a string or a number, not ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value}`);
   if (!opt.parseArg) return value;
   try {
     return opt.parseArg(String(value), undefined);
@@ -123,6 +123,15 @@ export function parseCount(value: string): number {
     throw new VtsError('VTS_ERR_CONFIG', `not a non-negative integer: ${value}`);
   }
   return n;
+}
+
+/** A whole number from `min` to `max` (e.g. seconds a timer may wait: node's timers stop at 2^31 ms). */
+export function parseCountIn(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = parseCount(value);
+    if (n < min || n > max) throw new VtsError('VTS_ERR_CONFIG', `not from ${min} to ${max}: ${value}`);
+    return n;
+  };
 }
 
 /** A login-throttle bucket as `<burst>/<per minute>`, e.g. `10/2`; `0/0` turns it off. */

@@ -269,7 +269,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   let broker: EmbeddedBroker | null = null;
   let bridge: MqttBridge | null = null;
   try {
-    ({ broker, bridge } = await capped(() => startMqtt(config, { hub, store, log, credentials, guard }, tls, listeners)));
+    ({ broker, bridge } = await capped(() => startMqtt(config, { hub, store, log, credentials, guard, loginTimeoutMs: ctx.timeouts.welcomeMs }, tls, listeners)));
   } catch (err) {
     await Promise.all([mp.close(), http.close()]);
     await store.close();
@@ -353,7 +353,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
 /** The embedded broker (unless an external one is configured) and the bridge on it. */
 async function startMqtt(
   config: ServerConfig,
-  deps: { hub: Hub; store: Store; log: Logger; credentials: PasswordChecker; guard: LoginGuard },
+  deps: { hub: Hub; store: Store; log: Logger; credentials: PasswordChecker; guard: LoginGuard; loginTimeoutMs: number },
   tls: { cert: Buffer; key: Buffer } | undefined,
   listeners: Listeners,
 ): Promise<{ broker: EmbeddedBroker | null; bridge: MqttBridge | null }> {
@@ -371,7 +371,7 @@ async function startMqtt(
   try {
     broker = await startBroker(
       { store, credentials: deps.credentials, guard: deps.guard, log, now: hub.now, superuser: config.mqttSuperuser || undefined },
-      { host: config.bind, port: m.port, tlsPort: tls ? m.tlsPort : null, wsPort: m.wsPort, tls, loginTimeoutMs: config.timeouts?.welcomeMs ?? DEFAULT_LOGIN_TIMEOUT_MS },
+      { host: config.bind, port: m.port, tlsPort: tls ? m.tlsPort : null, wsPort: m.wsPort, tls, loginTimeoutMs: deps.loginTimeoutMs },
     );
   } catch (err) {
     const failed = describeListenError(err, listeners.mqtt, listeners.all, config.bind);

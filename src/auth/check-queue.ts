@@ -4,10 +4,11 @@
  * of queueing CPU work without end. A login flood then costs a fixed share of the CPU and of
  * libuv's thread pool, whatever the number of connections.
  */
-export class ChecksBusy extends Error {
-  readonly code = 'VTS_ERR_CHECKS_BUSY';
+import { VtsError } from '../errors.js';
+
+export class ChecksBusy extends VtsError {
   constructor() {
-    super('too many password checks are waiting');
+    super('VTS_ERR_CHECKS_BUSY');
   }
 }
 

@@ -1,6 +1,6 @@
 /** `vts serve`: runs the server until SIGTERM or SIGINT. */
 import type { Command } from 'commander';
-import { addConfigOption, parseBucket, parseCount, parseLogLevel, parsePort, resolveOptions } from '../config.js';
+import { addConfigOption, parseBucket, parseCount, parseCountIn, parseLogLevel, parsePort, resolveOptions } from '../config.js';
 import { DEFAULT_LOGIN_LIMITS, type BucketRule } from '../core/login-throttle.js';
 import { defaultCheckConcurrency } from '../auth/password-checker.js';
 import { isTopicLevel } from '../core/mqtt/topics.js';
@@ -131,7 +131,7 @@ export function registerServe(program: Command): void {
   });
   addConfigOption(cmd, '--timeout-login <seconds>', 'close an MP connection that has not logged in after this long', {
     default: DEFAULT_LOGIN_TIMEOUT_MS / 1000,
-    parse: parseCount,
+    parse: parseCountIn(1, 3600),
   });
   addConfigOption(cmd, '--max-connections-per-address <n>', 'connections one client address may hold at once, over all listeners (0 = no limit)', {
     default: DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
@@ -176,7 +176,7 @@ export function registerServe(program: Command): void {
   });
   addConfigOption(cmd, '--password-checks <n>', 'scrypt password checks that may run at once (the rest wait in a queue)', {
     default: defaultCheckConcurrency(),
-    parse: (v: string) => Math.max(1, parseCount(v)),
+    parse: parseCountIn(1, 64),
   });
   addConfigOption(cmd, '--command-timeout <seconds>', 'default time a remote command may take', { default: 30, parse: parseCount });
   addConfigOption(cmd, '--command-timeout-max <seconds>', 'longest timeout a caller may ask for', { default: 300, parse: parseCount });
@@ -234,7 +234,7 @@ export function registerServe(program: Command): void {
         appMs: o.timeoutApp * 1000,
         batchMs: o.timeoutBatch * 1000,
         carMs: o.timeoutCar * 1000,
-        welcomeMs: Math.max(1, o.timeoutLogin) * 1000,
+        welcomeMs: o.timeoutLogin * 1000,
       },
       maxConnectionsPerAddress: o.maxConnectionsPerAddress,
       cookieName: o.cookieName,

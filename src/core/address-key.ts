@@ -1,10 +1,20 @@
 /** Client addresses as the limits count them (pure). */
 import { isIPv4, isIPv6 } from 'node:net';
 
+/** A peer's address as vts shows and compares it: IPv4-mapped IPv6 as IPv4, `unknown` when absent. */
+export function normaliseAddress(address: string | undefined): string {
+  if (!address) return 'unknown';
+  return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
+/** Whether a (normalised) address is this machine's loopback. */
+export function isLoopback(address: string): boolean {
+  return address === '::1' || (isIPv4(address) && address.startsWith('127.'));
+}
+
 /** The key an address counts under: IPv4 as it is, IPv6 by its /64 prefix (`2001:db8:0:1::/64`). */
 export function addressKey(address: string | undefined): string {
-  if (!address) return 'unknown';
-  if (address.startsWith('::ffff:') && isIPv4(address.slice(7))) return address.slice(7);
+  address = normaliseAddress(address);
   const bare = address.split('%', 1)[0]!; // a zone id (`fe80::1%eth0`)
   if (!isIPv6(bare)) return address;
   const [head = '', tail] = bare.split('::', 2);

@@ -1,4 +1,5 @@
 /** Request parameters, validated at the edge: the query string, and for POST the form body. */
+import { normaliseAddress } from '../core/address-key.js';
 import type { FastifyRequest } from 'fastify';
 
 export type Params = Record<string, string>;
@@ -42,6 +43,5 @@ export function apiSegments(url: string): string[] | null {
 }
 
 export function clientAddress(req: FastifyRequest): string {
-  const ip = req.ip ?? 'unknown';
-  return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
+  return normaliseAddress(req.ip);
 }

@@ -305,6 +305,11 @@ export class Hub implements HubPort {
     return new Set(messages.map(storedKey));
   }
 
+  /** The car left: its waiting commands end, after the commit that forwards its last answers. */
+  private commandsLeft(waiting: Peer[]): void {
+    if (waiting.length > 0) this.store.afterCommit(() => waiting.forEach((p) => p.carLeft?.()));
+  }
+
   /** Unregisters a peer (§13.3). Idempotent: adapters call it whenever a connection ends. */
   detach(peer: Peer): void {
     const link = this.links.get(peer.vehicleId);
@@ -317,7 +322,7 @@ export class Hub implements HubPort {
         if (link.car !== peer) return;
         link.car = null;
         // after the commit that forwards the answers the car sent before it left
-        for (const waiting of link.commands.drain()) if (waiting.carLeft) this.store.afterCommit(() => waiting.carLeft?.());
+        this.commandsLeft(link.commands.drain());
         if (!link.online) this.toClients(link, 'Z', '0');
         this.emitLive(link.vehicleId, LINK_CHANGED);
         break;

@@ -7,6 +7,7 @@ import type { Socket } from 'node:net';
 import { MpConnection, type LineSink } from './connection.js';
 import type { MpContext } from './context.js';
 import { LineSplitter } from '../core/mp/line-splitter.js';
+import { normaliseAddress } from '../core/address-key.js';
 
 const KEEPALIVE_MS = 240_000; // REF: TCP_KEEPIDLE 240 s
 
@@ -47,10 +48,6 @@ class SocketSink implements LineSink {
   }
 }
 
-export function normaliseAddress(address: string | undefined): string {
-  if (!address) return 'unknown';
-  return address.startsWith('::ffff:') ? address.slice(7) : address;
-}
 
 /** Takes over an accepted socket; `register` / `unregister` keep the listener's connection set. */
 export function acceptSocket(

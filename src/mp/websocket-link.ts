@@ -8,7 +8,7 @@ import type { Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { MpConnection, type LineSink } from './connection.js';
 import type { MpContext } from './context.js';
-import { normaliseAddress } from './socket-link.js';
+import { normaliseAddress } from '../core/address-key.js';
 
 class WebSocketSink implements LineSink {
   constructor(

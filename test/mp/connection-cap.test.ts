@@ -11,7 +11,7 @@ import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { connect as mqttConnect } from 'mqtt';
 import { ConnectionCap } from '../../src/connection-cap.js';
-import { addressKey } from '../../src/core/address-key.js';
+import { addressKey, isLoopback, normaliseAddress } from '../../src/core/address-key.js';
 import { createLogger } from '../../src/log.js';
 import { startTestServer, TLS_CERT, TLS_KEY, type TestServer } from '../support/server.js';
 import { eventually } from './helpers.js';
@@ -185,4 +185,10 @@ test('ConnectionCap: counts until close, refuses over the cap, logs once per add
   sockets[1]!.close();
   sockets[2]!.close();
   assert.equal(cap.addresses, 0, 'an address without connections is forgotten');
+});
+
+test('addresses as vts shows them, and which are this machine (the /mqapi client-id rule)', () => {
+  assert.equal(normaliseAddress('::ffff:10.1.2.3'), '10.1.2.3');
+  assert.equal(normaliseAddress(undefined), 'unknown');
+  assert.deepEqual(['127.0.0.1', '127.9.9.9', '::1', '10.0.0.1', '::ffff:127.0.0.1', '2001:db8::1'].map(isLoopback), [true, true, true, false, false, false]);
 });

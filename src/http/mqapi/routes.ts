@@ -4,7 +4,7 @@
  * the outcome is the status code and the reason phrase, bodies are empty unless stated:
  * - `/mqapi/auth` (`username`, `password`: account password or API token; `clientid`): 200
  *   `Authentication OK` when it is valid and grants `v3` or `mqtt` (so `*` does), else 403
- *   `Authentication FAILED`; throttled per MQTT client id (the broker's address is everyone's);
+ *   `Authentication FAILED`; from this machine (the plugin's broker) throttled per MQTT client id;
  * - `/mqapi/superuser` (`username`): 404 `Username required`; 200 `Is a superuser` for the
  *   configured `--mqtt-superuser`, else 403 `Not a superuser`;
  * - `/mqapi/acl` (`username`, `topic`): 200 `Superuser acl is permitted`, 200 `Access granted` for
@@ -18,6 +18,7 @@ import { userAccount } from '../../auth/login-guard.js';
 import { hasRight } from '../../core/auth/rights.js';
 import { pluginAccess, topicAccess } from '../../core/mqtt/acl.js';
 import type { HttpContext } from '../context.js';
+import { isLoopback } from '../../core/address-key.js';
 import { clientAddress, requestParams } from '../params.js';
 import { badRequest, sendText, unrecognised } from '../reply.js';
 
@@ -36,8 +37,11 @@ export async function mqapi(ctx: HttpContext, req: FastifyRequest, reply: Fastif
       // The caller is the broker, whose address is every MQTT client's: the client is told apart
       // by its client id when the plugin sends one, so that guesses through the broker cannot
       // lock out the broker's other clients (each user's guesses stay bounded by its account limit)
+      // (only from this machine, where the plugin's broker runs: elsewhere a client id chosen per
+      // request would step around the address limits)
+      const caller = clientAddress(req);
       const clientId = params.clientid ?? '';
-      const address = clientId === '' ? clientAddress(req) : `mqtt-client:${clientId}`;
+      const address = clientId !== '' && isLoopback(caller) ? `mqtt-client:${clientId}` : caller;
       const outcome = await ctx.guard.attempt(address, userAccount(username), async () => {
         const auth = await authenticateUser(ctx.store, ctx.credentials, username, params.password ?? '', ctx.hub.now());
         return auth && hasRight(auth.permit, 'v3', 'mqtt') ? auth : null;
