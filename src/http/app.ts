@@ -61,8 +61,7 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
     // HEAD is answered like GET on every route, without the body (docs/compatibility.md)
     exposeHeadRoutes: true,
     keepAliveTimeout: 30_000,
-    requestTimeout: 30_000,
-    forceCloseConnections: true,
+    // the request timeout and closing connections at shutdown: src/http/listener.ts (vts listens itself)
     return503OnClosing: true,
     // a URL the router cannot decode: our 400, with the headers every response carries
     frameworkErrors: (err, req, reply) => failed(err, req, commonHeaders(reply)),

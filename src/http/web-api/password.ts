@@ -9,7 +9,7 @@ import { passwordProblem } from '../../core/auth/password-rule.js';
 import type { ApiRoute } from '../api-v2/call.js';
 import { clientAddress } from '../params.js';
 import { status } from '../reply.js';
-import { jsonError } from './session.js';
+import { jsonError, loginThrottled } from './session.js';
 
 export const changePassword: ApiRoute = {
   async handler(call) {
@@ -25,10 +25,7 @@ export const changePassword: ApiRoute = {
       const owner = await ctx.store.getOwnerByName(principal.ownerName);
       return owner && (await ctx.credentials.verify(owner.name, current, owner.id, owner.passwordHash, ctx.hub.now())) ? owner : null;
     });
-    if (!outcome.ok && outcome.throttled) {
-      call.reply.header('retry-after', String(outcome.retryAfterSeconds));
-      return jsonError(call, 429, 'VTS_ERR_LOGIN_THROTTLED', `too many failed attempts: try again in ${outcome.retryAfterSeconds} s`);
-    }
+    if (!outcome.ok && outcome.throttled) return loginThrottled(call, outcome.retryAfterSeconds);
     if (!outcome.ok) return jsonError(call, 403, 'VTS_ERR_AUTH', 'the current password is wrong');
     const owner = outcome.value;
     // not through the check queue: only an owner who proved the current password gets here

@@ -13,6 +13,12 @@ import type { ApiCall, ApiRoute } from '../api-v2/call.js';
 export const jsonError = (call: ApiCall, code: number, error: string, message: string) => sendJson(call.reply, code, { error, message });
 
 /** A vehicle that is not the caller's: unknown ones and other owners' answer alike (no hint which). */
+/** A secret check the login throttle refused: 429 with `Retry-After` (src/http/auth.ts for the text calls). */
+export function loginThrottled(call: ApiCall, retryAfterSeconds: number) {
+  call.reply.header('retry-after', String(retryAfterSeconds));
+  return jsonError(call, 429, 'VTS_ERR_LOGIN_THROTTLED', `too many failed logins: try again in ${retryAfterSeconds} s`);
+}
+
 export const notYours = (call: ApiCall) => jsonError(call, 403, 'VTS_ERR_UNKNOWN_VEHICLE', 'no such vehicle among yours');
 
 const sessionBody = (call: ApiCall, user: string, csrf: string) =>
@@ -25,10 +31,7 @@ export const signIn: ApiRoute = {
     const username = params.username ?? '';
     const password = params.password ?? '';
     const principal = username && password ? await checkCredentials(ctx, req, username, password) : null;
-    if (isThrottled(principal)) {
-      reply.header('retry-after', String(principal.retryAfterSeconds));
-      return jsonError(call, 429, 'VTS_ERR_LOGIN_THROTTLED', `too many failed logins: try again in ${principal.retryAfterSeconds} s`);
-    }
+    if (isThrottled(principal)) return loginThrottled(call, principal.retryAfterSeconds);
     if (!principal || !hasRight(principal.permit, 'session')) return jsonError(call, 401, 'VTS_ERR_AUTH', 'wrong user name or password');
     const old = sessionCookie(req.headers.cookie, ctx.cookieNames);
     if (old) ctx.sessions.end(old);
