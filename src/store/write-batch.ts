@@ -68,21 +68,17 @@ export function splitByVehicle(batch: WriteBatch): WriteBatch[] {
       p.durable = batch.durable;
       parts.set(key, p);
     }
-    p.size++;
     return p;
   };
-  for (const [vid, codes] of batch.carMessages) {
-    const p = part(vid);
-    p.carMessages.set(vid, codes);
-    p.size += codes.size - 1;
-  }
-  for (const [vid, time] of batch.lastUpdates) {
-    const p = part(vid);
-    p.size--; // not an entry of its own
-    p.lastUpdates.set(vid, time);
-  }
+  for (const [vid, codes] of batch.carMessages) part(vid).carMessages.set(vid, codes);
+  for (const [vid, time] of batch.lastUpdates) part(vid).lastUpdates.set(vid, time);
   for (const [key, rec] of batch.historical) part(rec.vehicleId).historical.set(key, rec);
   for (const [key, d] of batch.utilisation) part(d.vehicleId).utilisation.set(key, d);
   for (const [key, t] of batch.tokenTouches) part('\u0000tokens').tokenTouches.set(key, t);
+  for (const p of parts.values()) {
+    let messages = 0;
+    for (const codes of p.carMessages.values()) messages += codes.size;
+    p.size = messages + p.historical.size + p.utilisation.size + p.tokenTouches.size;
+  }
   return [...parts.values()];
 }

@@ -341,17 +341,42 @@ export class WriteBehindBuffer {
     }
   }
 
-  /** Commits each part alone; the error of the first part that failed (its rows are lost). */
-  private async commitParts(parts: WriteBatch[]): Promise<unknown> {
+  /**
+   * Commits the batch: a failed commit rolled back, so the same batch is tried again while the
+   * error is retryable; then each vehicle's part alone, so that one vehicle's rows do not take
+   * the others' with them. Resolves to the error of what was lost, undefined when nothing was.
+   */
+  private async commitWithRetries(batch: WriteBatch): Promise<unknown> {
+    for (let tries = 0; !batch.empty; tries++) {
+      try {
+        const done = this.commitFn(batch);
+        if (done) await done;
+        return undefined;
+      } catch (err) {
+        const delay = this.retryable(err) ? this.retryDelaysMs[tries] : undefined;
+        if (delay === undefined) return this.commitSplit(batch, err);
+        this.report(new Error(`commit failed, trying again in ${delay} ms: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+    return undefined;
+  }
+
+  /** Commits each vehicle's part of a failed batch alone; the error of the first part that failed. */
+  private async commitSplit(batch: WriteBatch, err: unknown): Promise<unknown> {
+    const parts = splitByVehicle(batch);
+    if (parts.length < 2) return err;
     let first: unknown;
     for (const part of parts) {
       try {
         const done = this.commitFn(part);
         if (done) await done;
-      } catch (err) {
-        first ??= err;
+      } catch (partErr) {
+        first ??= partErr;
       }
     }
+    // every part went in alone: nothing is lost, but say what happened
+    if (first === undefined) this.report(new Error(`a batch failed, its ${parts.length} parts were committed one by one: ${String(err)}`, { cause: err }));
     return first;
   }
 
@@ -361,42 +386,11 @@ export class WriteBehindBuffer {
     if (batch.empty && batch.waiters.length === 0 && batch.settled.length === 0) return;
     this.pending = new WriteBatch();
     this.inflight = batch;
-    let failed = false;
     let error: unknown;
     try {
-      // a failed commit rolled back: the same batch is tried again, and only after the last
-      // try does what waits for it go on
-      for (let tries = 0; !batch.empty; tries++) {
-        try {
-          const done = this.commitFn(batch);
-          if (done) await done;
-          break;
-        } catch (err) {
-          const delay = this.retryable(err) ? this.retryDelaysMs[tries] : undefined;
-          if (delay === undefined) {
-            failed = true;
-            error = err;
-            // one vehicle's rows must not take the others' with them: each part on its own
-            const parts = splitByVehicle(batch);
-            if (parts.length > 1) {
-              const partError = await this.commitParts(parts);
-              if (partError === undefined) {
-                // every part went in alone: nothing is lost, but say what happened
-                this.report(new Error(`a batch failed, its ${parts.length} parts were committed one by one: ${String(err)}`, { cause: err }));
-                failed = false;
-                error = undefined;
-              } else {
-                error = partError;
-              }
-            }
-            break;
-          }
-          this.report(new Error(`commit failed, trying again in ${delay} ms: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
-          await new Promise((r) => setTimeout(r, delay));
-        }
-      }
+      error = await this.commitWithRetries(batch);
       for (const w of batch.waiters) {
-        if (failed) w.reject(error);
+        if (error !== undefined) w.reject(error);
         else w.resolve();
       }
       // What waited for this commit goes on (a failed commit is reported: what it held is lost
@@ -413,6 +407,6 @@ export class WriteBehindBuffer {
     } finally {
       this.inflight = null;
     }
-    if (failed) throw error;
+    if (error !== undefined) throw error;
   }
 }
