@@ -170,10 +170,7 @@ export class CommandService {
     const vehicleId = req.vehicleId.toUpperCase();
     const started = this.now();
     let command: MpCommand | undefined;
-    let audited = false;
     const audit = (result: string): void => {
-      if (audited) return;
-      audited = true;
       const entry: CommandAuditEntry = {
         vehicleId,
         time: Math.floor(started / 1000),
@@ -226,10 +223,8 @@ export class CommandService {
         const result = { ...outcome, durationMs: this.now() - started };
         audit(String(outcome.result));
         return result;
-      } catch (err) {
-        audit(auditResult(err));
-        throw err;
       } finally {
+        // a failure is audited by the catch below, in the same turn (before shutdown() goes on)
         this.inFlight.delete(flight);
         settle();
         if (--queue.size === 0 && this.queues.get(vehicleId) === queue) this.queues.delete(vehicleId);
