@@ -16,11 +16,17 @@ export type MpClientErrorCode =
 
 export class MpClientError extends Error {
   readonly code: MpClientErrorCode;
+  /**
+   * MP_LOGIN_REJECTED: the server's reply line. It holds the server's token and digest, so it is
+   * kept out of the message (which ends up in logs) and shown only to whoever asks for it.
+   */
+  readonly reply: string | undefined;
 
-  constructor(code: MpClientErrorCode, message: string, options?: { cause?: unknown }) {
-    super(`${code}: ${message}`, options);
+  constructor(code: MpClientErrorCode, message: string, options?: { cause?: unknown; reply?: string }) {
+    super(`${code}: ${message}`, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'MpClientError';
     this.code = code;
+    this.reply = options?.reply;
   }
 }
 

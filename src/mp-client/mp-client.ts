@@ -375,7 +375,7 @@ export class MpClient extends EventEmitter<MpClientEvents> {
     }
     if (problem) {
       this.state = 'closed';
-      this.failLogin(new MpClientError('MP_LOGIN_REJECTED', `${problem}; got ${JSON.stringify(line)}`));
+      this.failLogin(new MpClientError('MP_LOGIN_REJECTED', problem, { reply: line }));
       return;
     }
     this.state = 'open';

@@ -72,8 +72,8 @@ function failure(err: unknown): { status: string; message: string; code?: string
         reason: `${reason} (the server refuses a wrong vehicle id or password this way)`,
       };
     case 'MP_LOGIN_REJECTED':
-      // without the server's reply (its token and digest)
-      return { status: 'Error: Server authentication failed', message: 'v2 link login failed', code: err.code, reason: reason.replace(/; got .*$/s, '') };
+      // the message carries no server reply (its token and digest): err.reply does
+      return { status: 'Error: Server authentication failed', message: 'v2 link login failed', code: err.code, reason };
     case 'MP_LOGIN_TIMEOUT':
       return { status: 'Error: No answer from the server', message: 'v2 link login failed', code: err.code, reason };
     default:
