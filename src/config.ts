@@ -98,7 +98,11 @@ function fileValue(opt: Option, key: string, value: unknown, file: string): unkn
     if (typeof value !== 'boolean') throw bad('must be true or false');
     return value;
   }
-  if (typeof value !== 'string' && typeof value !== 'number') throw bad(`must be a string or a number, not ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value}`);
+  if (typeof value !== 'string' && typeof value !== 'number') {
+    // a list or an object may hold anything (a password): named, not printed
+    const what = Array.isArray(value) ? 'a list' : typeof value === 'object' && value !== null ? 'an object' : JSON.stringify(value);
+    throw bad(`must be a string or a number, not ${what}`);
+  }
   if (!opt.parseArg) return value;
   try {
     return opt.parseArg(String(value), undefined);
