@@ -1,6 +1,11 @@
 /**
  * One set of coalesced writes of the write-behind buffer (src/store/write-behind.ts), committed in
  * one transaction, and how to split it by vehicle when that transaction fails.
+ *
+ * A store commits a batch in this order, in one transaction: the removals, then the paranoid-token
+ * changes, then the rows. Batches are committed one at a time, in order, so a removal or a token
+ * change also covers the rows of the batch committed before it (the one in flight when it was
+ * asked for), and nothing of a later batch.
  */
 import type { CarMessage, HistoricalRecord, UtilisationDelta } from './store.js';
 
@@ -19,7 +24,14 @@ export interface PendingTokenTouch {
   time: number;
 }
 
+/** A vehicle to remove; the commit says whether it was there. */
+export interface PendingRemoval {
+  removed: boolean;
+}
+
 export interface Waiter {
+  /** The vehicle whose part of the batch the waiter waits for (when a failed batch is split). */
+  vehicleId: string;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -40,11 +52,20 @@ export class WriteBatch {
   readonly utilisation = new Map<string, UtilisationDelta>();
   /** Keyed by (owner, token hash): the latest use. */
   readonly tokenTouches = new Map<string, PendingTokenTouch>();
+  /**
+   * vehicle id → the paranoid tokens it announced since the batch began, in order (no two equal
+   * neighbours). Committed before the rows: the vehicle's token becomes the last one, and its
+   * stored paranoid messages whose token differs from any of them become invalid. The batch's own
+   * messages put before a change were marked invalid in memory when it was asked for.
+   */
+  readonly paranoidTokens = new Map<string, string[]>();
+  /** Vehicles removed with all their rows, before anything else of the batch is written. */
+  readonly removals = new Map<string, PendingRemoval>();
   /** Number of coalesced entries (what `maxPending` bounds). */
   size = 0;
   /** A durable write is in the batch: its commit must reach stable storage (survive a power loss). */
   durable = false;
-  /** @internal durable writes waiting for this batch's commit */
+  /** @internal durable writes, token changes and removals waiting for this batch's commit */
   readonly waiters: Waiter[] = [];
   /** @internal run in order once this batch's commit has settled (committed, or failed and reported) */
   readonly settled: (() => void)[] = [];
@@ -52,14 +73,28 @@ export class WriteBatch {
   get empty(): boolean {
     return this.size === 0;
   }
+
+  /** Whether anything of the vehicle that a read of it must wait for is in the batch. */
+  holdsVehicle(vehicleId: string): boolean {
+    return (
+      this.lastUpdates.has(vehicleId) ||
+      this.carMessages.has(vehicleId) ||
+      this.paranoidTokens.has(vehicleId) ||
+      this.removals.has(vehicleId)
+    );
+  }
 }
 
+/** The key of the part that holds the token uses (not a vehicle id: those have no NUL). */
+export const TOKENS_PART = '\u0000tokens';
+
 /**
- * The batch's writes in parts that can be committed alone: one per vehicle (its messages, last
- * update, history and traffic), and one for the token uses. Waiters and callbacks stay with the
- * batch. When one vehicle's rows make a transaction fail, the others' are still committed.
+ * The batch's writes in parts that can be committed alone: one per vehicle (its removal, token
+ * changes, messages, last update, history and traffic), and one for the token uses (key
+ * TOKENS_PART). Waiters and callbacks stay with the batch. When one vehicle's rows make a
+ * transaction fail, the others' are still committed.
  */
-export function splitByVehicle(batch: WriteBatch): WriteBatch[] {
+export function splitByVehicle(batch: WriteBatch): Map<string, WriteBatch> {
   const parts = new Map<string, WriteBatch>();
   const part = (key: string): WriteBatch => {
     let p = parts.get(key);
@@ -70,15 +105,17 @@ export function splitByVehicle(batch: WriteBatch): WriteBatch[] {
     }
     return p;
   };
+  for (const [vid, r] of batch.removals) part(vid).removals.set(vid, r);
+  for (const [vid, tokens] of batch.paranoidTokens) part(vid).paranoidTokens.set(vid, tokens);
   for (const [vid, codes] of batch.carMessages) part(vid).carMessages.set(vid, codes);
   for (const [vid, time] of batch.lastUpdates) part(vid).lastUpdates.set(vid, time);
   for (const [key, rec] of batch.historical) part(rec.vehicleId).historical.set(key, rec);
   for (const [key, d] of batch.utilisation) part(d.vehicleId).utilisation.set(key, d);
-  for (const [key, t] of batch.tokenTouches) part('\u0000tokens').tokenTouches.set(key, t);
+  for (const [key, t] of batch.tokenTouches) part(TOKENS_PART).tokenTouches.set(key, t);
   for (const p of parts.values()) {
     let messages = 0;
     for (const codes of p.carMessages.values()) messages += codes.size;
-    p.size = messages + p.historical.size + p.utilisation.size + p.tokenTouches.size;
+    p.size = messages + p.historical.size + p.utilisation.size + p.tokenTouches.size + p.paranoidTokens.size + p.removals.size;
   }
-  return [...parts.values()];
+  return parts;
 }

@@ -16,12 +16,21 @@
  *
  * Batches are committed one at a time, in order; callbacks run in the order they were registered,
  * once the batch they wait for (and so every batch before it) has been committed. Nothing here
- * assumes that `commit` is synchronous.
+ * assumes that `commit` is synchronous: the writes whose order matters against the hot path (a
+ * paranoid-token change, removing a vehicle) are entries of the pending batch too, committed first
+ * in its transaction, so they come after every write put before them (the batch in flight
+ * included) and before every write put after them.
  */
 import type { CarMessage, HistoricalRecord, UtilisationDelta } from './store.js';
 
-export { WriteBatch, splitByVehicle, type PendingCarMessage, type PendingTokenTouch } from './write-batch.js';
-import { WriteBatch, splitByVehicle } from './write-batch.js';
+export {
+  WriteBatch,
+  splitByVehicle,
+  type PendingCarMessage,
+  type PendingRemoval,
+  type PendingTokenTouch,
+} from './write-batch.js';
+import { WriteBatch, splitByVehicle, type PendingRemoval } from './write-batch.js';
 
 /** Writes one batch in one transaction; throws (or rejects) when nothing was committed. */
 export type CommitFn = (batch: WriteBatch) => void | Promise<void>;
@@ -46,6 +55,12 @@ export interface WriteBehindOptions {
 const DEFAULT_RETRY_DELAYS_MS = [50, 100, 200, 400, 800];
 
 const SEP = '\u0000';
+
+/** What a commit lost: its error, and the parts that failed (null: all of it). */
+interface Failure {
+  error: unknown;
+  failed: ReadonlySet<string> | null;
+}
 
 export class WriteBehindBuffer {
   private readonly commitFn: CommitFn;
@@ -121,9 +136,51 @@ export class WriteBehindBuffer {
    */
   addHistoricalDurable(rec: HistoricalRecord, vehicleId = rec.vehicleId): Promise<void> {
     this.putHistorical(rec, vehicleId);
+    return this.durableCommit(vehicleId);
+  }
+
+  /**
+   * Records the vehicle's new paranoid token: its paranoid messages put before this call with
+   * another token (buffered, being committed or stored) become invalid, those put after it are
+   * not touched. Resolves once committed to stable storage.
+   */
+  setParanoidToken(vehicleId: string, token: string): Promise<void> {
+    const batch = this.pending;
+    // the batch's own messages now; the stored ones, and the batch in flight, when it commits
+    const codes = batch.carMessages.get(vehicleId);
+    if (codes) for (const m of codes.values()) if (m.paranoid && m.ptoken !== token) m.valid = false;
+    let tokens = batch.paranoidTokens.get(vehicleId);
+    if (!tokens) {
+      batch.paranoidTokens.set(vehicleId, (tokens = []));
+      batch.size++;
+    }
+    if (tokens[tokens.length - 1] !== token) tokens.push(token);
+    return this.durableCommit(vehicleId);
+  }
+
+  /**
+   * Removes the vehicle with everything of it: its buffered writes are forgotten, and the
+   * commit deletes it after the batch in flight (whose rows of it go with it). Resolves once
+   * committed to stable storage: true when the vehicle was there.
+   */
+  async removeVehicle(vehicleId: string): Promise<boolean> {
+    this.discardVehicle(vehicleId);
+    const batch = this.pending;
+    let removal = batch.removals.get(vehicleId);
+    if (!removal) {
+      removal = { removed: false } satisfies PendingRemoval;
+      batch.removals.set(vehicleId, removal);
+      batch.size++;
+    }
+    await this.durableCommit(vehicleId);
+    return removal.removed;
+  }
+
+  /** Marks the pending batch durable and resolves once it is committed (rejects if the vehicle's part fails). */
+  private durableCommit(vehicleId: string): Promise<void> {
     const batch = this.pending;
     batch.durable = true;
-    const done = new Promise<void>((resolve, reject) => batch.waiters.push({ resolve, reject }));
+    const done = new Promise<void>((resolve, reject) => batch.waiters.push({ vehicleId, resolve, reject }));
     this.scheduleSoon();
     return done;
   }
@@ -185,14 +242,14 @@ export class WriteBehindBuffer {
   }
 
   /**
-   * Like `committed()`, for the car messages and last-update time of one vehicle: null when none
-   * of them is buffered or being committed.
+   * Like `committed()`, for the car messages, last-update time, paranoid token and removal of
+   * one vehicle: null when none of them is buffered or being committed.
    */
   committedFor(vehicleId: string): Promise<void> | null {
     const p = this.pending;
-    if (p.lastUpdates.has(vehicleId) || p.carMessages.has(vehicleId)) return this.settledOf(p);
+    if (p.holdsVehicle(vehicleId)) return this.settledOf(p);
     const f = this.inflight;
-    if (f !== null && (f.lastUpdates.has(vehicleId) || f.carMessages.has(vehicleId))) return this.settledOf(f);
+    if (f !== null && f.holdsVehicle(vehicleId)) return this.settledOf(f);
     return null;
   }
 
@@ -211,21 +268,8 @@ export class WriteBehindBuffer {
 
   // --- edits of buffered writes ---
 
-  /**
-   * Marks buffered paranoid messages of the vehicle whose token differs from `token` invalid.
-   * With an asynchronous `commit`, call it only while nothing is in flight (await `idle()`), or
-   * the batch being written may escape the change.
-   */
-  invalidateParanoid(vehicleId: string, token: string): void {
-    for (const batch of this.batches()) {
-      const codes = batch.carMessages.get(vehicleId);
-      if (!codes) continue;
-      for (const m of codes.values()) if (m.paranoid && m.ptoken !== token) m.valid = false;
-    }
-  }
-
   /** Forgets the pending writes of a vehicle (it is being removed). */
-  discardVehicle(vehicleId: string): void {
+  private discardVehicle(vehicleId: string): void {
     const batch = this.pending;
     const codes = batch.carMessages.get(vehicleId);
     if (codes) {
@@ -233,6 +277,7 @@ export class WriteBehindBuffer {
       batch.carMessages.delete(vehicleId);
     }
     batch.lastUpdates.delete(vehicleId);
+    if (batch.paranoidTokens.delete(vehicleId)) batch.size--;
     for (const [key, rec] of batch.historical) {
       if (rec.vehicleId === vehicleId) {
         batch.historical.delete(key);
@@ -245,7 +290,6 @@ export class WriteBehindBuffer {
         batch.size--;
       }
     }
-    this.unscheduleIfEmpty();
   }
 
   /** Forgets pending uses of one token, or of all tokens of the owner when tokenHash is omitted. */
@@ -294,11 +338,6 @@ export class WriteBehindBuffer {
     });
   }
 
-  private *batches(): Generator<WriteBatch> {
-    if (this.inflight) yield this.inflight;
-    yield this.pending;
-  }
-
   /** A write was buffered: make sure a commit is due in at most delayMs. */
   private scheduled(): void {
     if (this.pending.size >= this.maxPending) {
@@ -344,9 +383,9 @@ export class WriteBehindBuffer {
   /**
    * Commits the batch: a failed commit rolled back, so the same batch is tried again while the
    * error is retryable; then each vehicle's part alone, so that one vehicle's rows do not take
-   * the others' with them. Resolves to the error of what was lost, undefined when nothing was.
+   * the others' with them. Resolves to what was lost, undefined when nothing was.
    */
-  private async commitWithRetries(batch: WriteBatch): Promise<unknown> {
+  private async commitWithRetries(batch: WriteBatch): Promise<Failure | undefined> {
     for (let tries = 0; !batch.empty; tries++) {
       try {
         const done = this.commitFn(batch);
@@ -362,22 +401,27 @@ export class WriteBehindBuffer {
     return undefined;
   }
 
-  /** Commits each vehicle's part of a failed batch alone; the error of the first part that failed. */
-  private async commitSplit(batch: WriteBatch, err: unknown): Promise<unknown> {
+  /** Commits each vehicle's part of a failed batch alone; what failed, with the first error. */
+  private async commitSplit(batch: WriteBatch, err: unknown): Promise<Failure | undefined> {
     const parts = splitByVehicle(batch);
-    if (parts.length < 2) return err;
+    if (parts.size < 2) return { error: err, failed: null };
     let first: unknown;
-    for (const part of parts) {
+    const failed = new Set<string>();
+    for (const [key, part] of parts) {
       try {
         const done = this.commitFn(part);
         if (done) await done;
       } catch (partErr) {
         first ??= partErr;
+        failed.add(key);
       }
     }
     // every part went in alone: nothing is lost, but say what happened
-    if (first === undefined) this.report(new Error(`a batch failed, its ${parts.length} parts were committed one by one: ${String(err)}`, { cause: err }));
-    return first;
+    if (failed.size === 0) {
+      this.report(new Error(`a batch failed, its ${parts.size} parts were committed one by one: ${String(err)}`, { cause: err }));
+      return undefined;
+    }
+    return { error: first, failed };
   }
 
   private async commitPending(): Promise<void> {
@@ -386,11 +430,11 @@ export class WriteBehindBuffer {
     if (batch.empty && batch.waiters.length === 0 && batch.settled.length === 0) return;
     this.pending = new WriteBatch();
     this.inflight = batch;
-    let error: unknown;
+    let failure: Failure | undefined;
     try {
-      error = await this.commitWithRetries(batch);
+      failure = await this.commitWithRetries(batch);
       for (const w of batch.waiters) {
-        if (error !== undefined) w.reject(error);
+        if (failure && (failure.failed === null || failure.failed.has(w.vehicleId))) w.reject(failure.error);
         else w.resolve();
       }
       // What waited for this commit goes on (a failed commit is reported: what it held is lost
@@ -407,6 +451,6 @@ export class WriteBehindBuffer {
     } finally {
       this.inflight = null;
     }
-    if (error !== undefined) throw error;
+    if (failure) throw failure.error;
   }
 }

@@ -66,28 +66,177 @@ test('write-behind: a failed background commit is reported and the durable write
   assert.equal(batches[0]!.carMessages.get('V')!.get('S')!.data, 'kept');
 });
 
-test('write-behind: discard and invalidate edit the pending writes', async () => {
+test('write-behind: a token change marks the pending messages put before it; a removal discards the pending writes', async () => {
   const { buffer, batches } = recorder(10_000);
   buffer.putCarMessage('V', { code: 'S', data: 'p', time: 7, paranoid: true, ptoken: 'A' });
   buffer.putCarMessage('V', msg('D', 'plain'));
-  buffer.invalidateParanoid('V', 'B');
+  const changed = buffer.setParanoidToken('V', 'B');
+  buffer.putCarMessage('V', { code: 'L', data: 'after', time: 8, paranoid: true, ptoken: 'A' });
   buffer.putCarMessage('W', msg('D', 'other'));
-  await buffer.flush();
+  await changed;
+  assert.equal(batches.length, 1, 'a token change commits at the end of the turn');
+  const b = batches[0]!;
   assert.deepEqual(
-    [...batches[0]!.carMessages.get('V')!.values()].map((m) => [m.code, m.valid]),
+    [...b.carMessages.get('V')!.values()].map((m) => [m.code, m.valid]),
     [
       ['S', false],
       ['D', true],
+      ['L', true],
     ],
   );
+  assert.deepEqual(b.paranoidTokens.get('V'), ['B']);
+  assert.ok(b.durable);
+
   buffer.putCarMessage('V', msg('S', 'gone'));
+  buffer.addHistorical({ vehicleId: 'V', type: 'T', recordNumber: 0, time: 1, data: '', expires: 2 });
+  void buffer.setParanoidToken('V', 'C');
   buffer.touchApiToken(1, 'h', 9);
-  buffer.discardVehicle('V');
   buffer.discardTokenTouches(1);
+  const removed = buffer.removeVehicle('V');
+  await removed;
+  const r = batches[1]!;
+  assert.equal(r.carMessages.size + r.historical.size + r.paranoidTokens.size + r.tokenTouches.size, 0, 'nothing of V left');
+  assert.deepEqual([...r.removals.keys()], ['V']);
   assert.ok(buffer.isEmpty);
   assert.equal(buffer.committed(), null, 'nothing left to wait for');
-  await buffer.flush();
-  assert.equal(batches.length, 1, 'no empty commit');
+});
+
+/**
+ * A database in memory whose commits are asynchronous: a batch is applied, atomically, when its
+ * gate opens, as a PostgreSQL commit would be (removals, token changes, then the rows).
+ */
+function asyncDatabase() {
+  const vehicles = new Map<string, string>(); // id → paranoid token
+  const rows = new Map<string, Map<string, { data: string; ptoken: string; paranoid: boolean; valid: boolean }>>();
+  const gates: (() => void)[] = [];
+  let failFor: string | null = null;
+  const commit = async (b: WriteBatch): Promise<void> => {
+    await new Promise<void>((r) => gates.push(r));
+    if (failFor !== null && (b.carMessages.has(failFor) || b.historical.size > 0)) throw new Error(`bad rows of ${failFor}`);
+    for (const [vid, removal] of b.removals) {
+      removal.removed = vehicles.delete(vid);
+      rows.delete(vid);
+    }
+    for (const [vid, tokens] of b.paranoidTokens) {
+      if (!vehicles.has(vid)) continue;
+      vehicles.set(vid, tokens[tokens.length - 1]!);
+      for (const m of rows.get(vid)?.values() ?? []) if (m.paranoid && tokens.some((t) => t !== m.ptoken)) m.valid = false;
+    }
+    for (const [vid, codes] of b.carMessages) {
+      if (!vehicles.has(vid)) continue; // INSERT … SELECT FROM vehicles: a removed vehicle takes nothing
+      let stored = rows.get(vid);
+      if (!stored) rows.set(vid, (stored = new Map()));
+      for (const m of codes.values()) stored.set(m.code, { data: m.data, ptoken: m.ptoken, paranoid: m.paranoid, valid: m.valid });
+    }
+  };
+  const buffer = new WriteBehindBuffer(commit, { delayMs: 10_000, retryDelaysMs: [], onBackgroundError: () => undefined });
+  return {
+    buffer,
+    vehicles,
+    rows,
+    /** Resolves once a commit has started (its batch is in flight) and waits for its gate. */
+    async started(): Promise<void> {
+      while (gates.length === 0) await sleep(1);
+    },
+    /** Lets the oldest waiting commit apply (once it has started). */
+    async open(): Promise<void> {
+      await this.started();
+      gates.shift()!();
+      await sleep(1);
+    },
+    failFor(vid: string | null) {
+      failFor = vid;
+    },
+  };
+}
+
+const enc = (code: string, data: string, ptoken: string) => ({ code, data, time: 1, paranoid: true, ptoken });
+
+test('write-behind, asynchronous commits: a token change covers the batch in flight, the buffered and the stored messages, not later ones', async () => {
+  const db = asyncDatabase();
+  db.vehicles.set('V', 'A');
+  db.buffer.putCarMessage('V', enc('W', 'stored', 'A'));
+  const stored = db.buffer.flush();
+  await db.open();
+  await stored;
+  db.buffer.putCarMessage('V', enc('S', 'in flight', 'A'));
+  const inflight = db.buffer.flush();
+  await db.started();
+  db.buffer.putCarMessage('V', enc('L', 'buffered', 'A'));
+  const changed = db.buffer.setParanoidToken('V', 'B');
+  db.buffer.putCarMessage('V', enc('D', 'after, old token', 'A'));
+  db.buffer.putCarMessage('V', enc('Y', 'after, new token', 'B'));
+  // a read of the vehicle waits for the token change
+  const read = db.buffer.committedFor('V');
+  assert.ok(read);
+  let readDone = false;
+  void read.then(() => (readDone = true));
+
+  await db.open(); // the batch in flight
+  await inflight;
+  assert.equal(readDone, false, 'the read still waits for the token change');
+  await db.open(); // the batch with the token change
+  await changed;
+  await read;
+  assert.equal(db.vehicles.get('V'), 'B');
+  const valid = Object.fromEntries([...db.rows.get('V')!].map(([code, m]) => [code, m.valid]));
+  assert.deepEqual(valid, { W: false, S: false, L: false, D: true, Y: true });
+});
+
+test('write-behind, asynchronous commits: a vehicle removed while its writes are in flight or buffered keeps nothing, re-added or not', async () => {
+  const db = asyncDatabase();
+  db.vehicles.set('V', '');
+  db.buffer.putCarMessage('V', msg('S', 'in flight'));
+  const inflight = db.buffer.flush();
+  await db.started();
+  db.buffer.putCarMessage('V', msg('D', 'buffered'));
+  db.buffer.addUtilisation([{ vehicleId: 'V', day: 0, clientType: 'C', rx: 1, tx: 1 }]);
+  const removed = db.buffer.removeVehicle('V');
+  assert.ok(db.buffer.committedFor('V'), 'a read of the vehicle waits for its removal');
+  await db.open();
+  await inflight;
+  assert.equal(db.rows.get('V')?.get('S')?.data, 'in flight');
+  await db.open();
+  assert.equal(await removed, true);
+  assert.equal(db.rows.get('V'), undefined, 'the rows of the batch in flight went with the vehicle');
+  // re-added: nothing of the old one lands on it
+  db.vehicles.set('V', '');
+  assert.equal(db.buffer.committed(), null, 'nothing buffered');
+  assert.equal(db.rows.get('V'), undefined);
+  const again = db.buffer.removeVehicle('W');
+  await db.open();
+  assert.equal(await again, false, 'no such vehicle');
+});
+
+test('write-behind, asynchronous commits: a failing vehicle does not take the token change or removal of another with it', async () => {
+  const db = asyncDatabase();
+  db.vehicles.set('V', 'A');
+  db.vehicles.set('GONE', '');
+  db.vehicles.set('BAD', '');
+  db.failFor('BAD');
+  db.buffer.putCarMessage('V', enc('S', 'old', 'A'));
+  const changed = db.buffer.setParanoidToken('V', 'B');
+  const removed = db.buffer.removeVehicle('GONE');
+  db.buffer.putCarMessage('BAD', msg('S', 'bad'));
+  const bad = db.buffer.addHistoricalDurable({ vehicleId: 'BAD', type: 'T', recordNumber: 0, time: 1, data: '', expires: 2 }).then(
+    () => assert.fail('committed'),
+    (err: unknown) => err,
+  );
+  const flushed = db.buffer.flush().then(
+    () => assert.fail('the batch lost rows'),
+    (err: unknown) => err,
+  );
+  await db.open(); // the whole batch: fails
+  await db.open(); // its parts, one by one
+  await db.open();
+  await db.open();
+  await changed;
+  assert.equal(await removed, true);
+  assert.match(String(await bad), /bad rows of BAD/, 'the failing vehicle\'s durable write is refused');
+  assert.match(String(await flushed), /bad rows of BAD/);
+  assert.equal(db.vehicles.get('V'), 'B');
+  assert.equal(db.rows.get('V')?.get('S')?.valid, false);
+  assert.equal(db.vehicles.has('GONE'), false);
 });
 
 test('write-behind: an asynchronous commit: waiters wait for it, and commits are serialised', async () => {

@@ -36,7 +36,7 @@ import type {
   VehicleType,
 } from '../store.js';
 import { WriteBehindBuffer, type WriteBatch } from '../write-behind.js';
-import { ReadCache } from './read-cache.js';
+import { ReadCache } from '../read-cache.js';
 import { migrate } from './migrations.js';
 
 const BUSY_TIMEOUT_MS = 5000;
@@ -368,6 +368,13 @@ export class SqliteStore implements Store {
     const s = this.stmt;
 
     this.commitBatch = db.transaction((batch: WriteBatch) => {
+      // removals and token changes first: they apply to what was put before them (the batches
+      // committed before this one, and the messages of this one they marked in memory)
+      for (const [vehicleId, removal] of batch.removals) removal.removed = s.deleteVehicle.run(vehicleId).changes > 0;
+      for (const [vehicleId, tokens] of batch.paranoidTokens) {
+        for (const token of tokens) s.invalidateParanoid.run(vehicleId, token);
+        s.setParanoidToken.run(tokens[tokens.length - 1]!, vehicleId);
+      }
       for (const codes of batch.carMessages.values()) {
         for (const m of codes.values()) {
           s.putCarMessage.run(m.code, m.data, m.time, m.paranoid ? 1 : 0, m.ptoken, m.valid ? 1 : 0, m.vehicleId);
@@ -401,6 +408,8 @@ export class SqliteStore implements Store {
         }
         for (const vid of batch.carMessages.keys()) this.forget(vid);
         for (const vid of batch.lastUpdates.keys()) this.forget(vid);
+        for (const vid of batch.paranoidTokens.keys()) this.forget(vid);
+        for (const vid of batch.removals.keys()) this.forget(vid);
         for (const t of batch.tokenTouches.values()) this.tokenRows.delete(tokenKey(t.ownerId, t.tokenHash));
       },
       {
@@ -473,8 +482,9 @@ export class SqliteStore implements Store {
     const key = foldCase(name);
     let r = this.ownerRows.get(key);
     if (!r) {
+      const stamp = this.ownerRows.stamp();
       r = this.stmt.ownerByName.get(name);
-      if (r) this.ownerRows.set(key, r);
+      if (r) this.ownerRows.set(key, r, stamp);
     }
     return r && { ...toOwner(r), passwordHash: r.password_hash };
   }
@@ -558,8 +568,9 @@ export class SqliteStore implements Store {
     this.syncCaches();
     let r = this.vehicleRows.get(vid);
     if (!r) {
+      const stamp = this.vehicleRows.stamp();
       r = this.stmt.vehicle.get(vid);
-      if (r) this.vehicleRows.set(vid, r);
+      if (r) this.vehicleRows.set(vid, r, stamp);
     }
     return r && this.toVehicle(r);
   }
@@ -575,30 +586,21 @@ export class SqliteStore implements Store {
     return rows.map((r) => this.toVehicle(r));
   }
 
+  /**
+   * Through the write-behind buffer (src/store/write-behind.ts): its buffered writes are
+   * forgotten, and the batch in flight commits before the removal, so nothing of the vehicle
+   * outlives it or lands on a vehicle re-added later. Children go by ON DELETE CASCADE
+   * (car_messages, historical, utilisation, push_subscriptions, command_audit).
+   */
   async removeVehicle(id: string): Promise<boolean> {
     this.open();
-    const vid = id.toUpperCase();
-    // Buffered writes of the vehicle must not outlive it (nor land on a vehicle re-added later).
-    this.buffer.discardVehicle(vid);
-    this.forget(vid);
-    // Children go by ON DELETE CASCADE (car_messages, historical, utilisation, push_subscriptions).
-    return this.stmt.deleteVehicle.run(vid).changes > 0;
+    return this.buffer.removeVehicle(id.toUpperCase());
   }
 
+  /** Through the write-behind buffer, in order with the car messages (src/store/write-behind.ts). */
   async setParanoidToken(vehicleId: string, token: string): Promise<void> {
     this.open();
-    const vid = vehicleId.toUpperCase();
-    // Buffered messages first, then the stored ones, in one synchronous step: the commit function
-    // is synchronous, so no batch is in flight here, and messages buffered later keep valid = 1.
-    this.buffer.invalidateParanoid(vid, token);
-    this.forget(vid);
-    const s = this.stmt;
-    this.db
-      .transaction(() => {
-        s.setParanoidToken.run(token, vid);
-        s.invalidateParanoid.run(vid, token);
-      })
-      .immediate();
+    await this.buffer.setParanoidToken(vehicleId.toUpperCase(), token);
   }
 
   // --- latest car messages ---
@@ -617,7 +619,11 @@ export class SqliteStore implements Store {
       this.open();
     }
     this.syncCaches();
-    const rows = this.messageRows.get(vid) ?? this.messageRows.set(vid, this.stmt.carMessages.all(vid));
+    let rows = this.messageRows.get(vid);
+    if (!rows) {
+      const stamp = this.messageRows.stamp();
+      rows = this.messageRows.set(vid, this.stmt.carMessages.all(vid), stamp);
+    }
     const out: CarMessage[] = [];
     for (const r of rows) {
       if (r.valid === 0 && !includeInvalid) continue;
@@ -715,7 +721,10 @@ export class SqliteStore implements Store {
     this.syncCaches();
     const key = tokenKey(ownerId, tokenHash);
     let r = this.tokenRows.get(key);
-    if (r === undefined) r = this.tokenRows.set(key, this.stmt.findApiToken.get(ownerId, tokenHash) ?? null);
+    if (r === undefined) {
+      const stamp = this.tokenRows.stamp();
+      r = this.tokenRows.set(key, this.stmt.findApiToken.get(ownerId, tokenHash) ?? null, stamp);
+    }
     return r ? toApiToken(r) : undefined;
   }
 
