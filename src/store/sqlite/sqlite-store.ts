@@ -16,10 +16,8 @@
  */
 import Database from 'better-sqlite3';
 import { VtsError } from '../../errors.js';
-import type { ClientType } from '../../core/mp/welcome.js';
 import type {
   ApiToken,
-  AutoProvisionRecord,
   CarMessage,
   CommandAuditEntry,
   HistoricalRecord,
@@ -28,6 +26,7 @@ import type {
   Owner,
   OwnerWithSecret,
   PushSubscription,
+  AutoProvisionRecord,
   Store,
   StoreOptions,
   UtilisationDelta,
@@ -35,106 +34,34 @@ import type {
   Vehicle,
   VehicleType,
 } from '../store.js';
+import {
+  toApiToken,
+  toAutoProvision,
+  toCarMessages,
+  toCommandAudit,
+  toHistorical,
+  toOwner,
+  toPushSubscription,
+  toSummary,
+  toUtilisation,
+  toVehicle,
+  type ApiTokenRow,
+  type AutoProvisionRow,
+  type CarMessageRow,
+  type CommandAuditRow,
+  type HistoricalRow,
+  type OwnerRow,
+  type PushRow,
+  type SummaryRow,
+  type UtilisationDbRow,
+  type VehicleRow,
+} from '../rows.js';
 import { WriteBehindBuffer, type WriteBatch } from '../write-behind.js';
 import { ReadCache } from '../read-cache.js';
 import { migrate } from './migrations.js';
 
 const BUSY_TIMEOUT_MS = 5000;
 const RESOLVED: Promise<void> = Promise.resolve();
-
-interface OwnerRow {
-  id: number;
-  name: string;
-  rights: string;
-  created: number;
-  password_hash: string;
-}
-
-interface VehicleRow {
-  id: string;
-  owner_id: number;
-  owner_name: string;
-  name: string;
-  car_password: string;
-  type: string;
-  paranoid_token: string;
-  last_update: number | null;
-  created: number;
-}
-
-interface CommandAuditRow {
-  id: number;
-  vehicle_id: string;
-  time: number;
-  caller: string;
-  via: string;
-  kind: string;
-  command: string;
-  result: string;
-  duration_ms: number;
-}
-
-interface CarMessageRow {
-  code: string;
-  data: string;
-  time: number;
-  paranoid: number;
-  ptoken: string;
-  valid: number;
-}
-
-interface HistoricalRow {
-  type: string;
-  record_number: number;
-  time: number;
-  data: string;
-  expires: number;
-}
-
-interface SummaryRow {
-  type: string;
-  distinct_records: number;
-  total_records: number;
-  total_size: number;
-  first: number;
-  last: number;
-}
-
-interface UtilisationDbRow {
-  day: number;
-  client_type: string;
-  rx: number;
-  tx: number;
-}
-
-interface ApiTokenRow {
-  owner_id: number;
-  token_hash: string;
-  application: string;
-  purpose: string;
-  permit: string;
-  created: number;
-  last_used: number | null;
-}
-
-interface PushRow {
-  owner_id: number;
-  vehicle_id: string;
-  app_id: string;
-  push_type: string;
-  push_key_type: string;
-  push_key_value: string;
-  last_updated: number;
-  active: number;
-}
-
-interface AutoProvisionRow {
-  key: string;
-  server_token: string;
-  server_digest: string;
-  message: string;
-  owner_id: number | null;
-}
 
 const VEHICLE_COLUMNS = `v.id, v.owner_id, o.name AS owner_name, v.name, v.car_password, v.type,
   v.paranoid_token, v.last_update, v.created`;
@@ -161,26 +88,6 @@ function isUniqueViolation(err: unknown): boolean {
 
 function isForeignKeyViolation(err: unknown): boolean {
   return sqliteCode(err) === 'SQLITE_CONSTRAINT_FOREIGNKEY';
-}
-
-function toOwner(r: OwnerRow): Owner {
-  return { id: r.id, name: r.name, rights: r.rights, created: r.created };
-}
-
-function toApiToken(r: ApiTokenRow): ApiToken {
-  return {
-    ownerId: r.owner_id,
-    tokenHash: r.token_hash,
-    application: r.application,
-    purpose: r.purpose,
-    permit: r.permit,
-    created: r.created,
-    lastUsed: r.last_used,
-  };
-}
-
-function toHistorical(vehicleId: string, r: HistoricalRow): HistoricalRecord {
-  return { vehicleId, type: r.type, recordNumber: r.record_number, time: r.time, data: r.data, expires: r.expires };
 }
 
 /** Every statement of the store, prepared once per connection. */
@@ -450,20 +357,6 @@ export class SqliteStore implements Store {
     this.messageRows.delete(vehicleId);
   }
 
-  private toVehicle(r: VehicleRow): Vehicle {
-    return {
-      id: r.id,
-      ownerId: r.owner_id,
-      ownerName: r.owner_name,
-      name: r.name,
-      carPassword: r.car_password,
-      type: r.type as VehicleType,
-      paranoidToken: r.paranoid_token,
-      lastUpdate: r.last_update,
-      created: r.created,
-    };
-  }
-
   // --- owners ---
 
   async addOwner(name: string, passwordHash: string, rights: string): Promise<Owner> {
@@ -552,7 +445,7 @@ export class SqliteStore implements Store {
           if (isForeignKeyViolation(err)) throw new VtsError('VTS_ERR_UNKNOWN_USER', `owner id ${v.ownerId}`);
           throw err;
         }
-        return this.toVehicle(s.vehicle.get(id)!);
+        return toVehicle(s.vehicle.get(id)!);
       })
       .immediate();
   }
@@ -572,7 +465,7 @@ export class SqliteStore implements Store {
       r = this.stmt.vehicle.get(vid);
       if (r) this.vehicleRows.set(vid, r, stamp);
     }
-    return r && this.toVehicle(r);
+    return r && toVehicle(r);
   }
 
   async listVehicles(ownerId?: number): Promise<Vehicle[]> {
@@ -583,7 +476,7 @@ export class SqliteStore implements Store {
       this.open();
     }
     const rows = ownerId === undefined ? this.stmt.listVehicles.all() : this.stmt.listOwnerVehicles.all(ownerId);
-    return rows.map((r) => this.toVehicle(r));
+    return rows.map(toVehicle);
   }
 
   /**
@@ -624,12 +517,7 @@ export class SqliteStore implements Store {
       const stamp = this.messageRows.stamp();
       rows = this.messageRows.set(vid, this.stmt.carMessages.all(vid), stamp);
     }
-    const out: CarMessage[] = [];
-    for (const r of rows) {
-      if (r.valid === 0 && !includeInvalid) continue;
-      out.push({ code: r.code, data: r.data, time: r.time, paranoid: r.paranoid !== 0, ptoken: r.ptoken, valid: r.valid !== 0 });
-    }
-    return out;
+    return toCarMessages(rows, includeInvalid);
   }
 
   // --- historical records ---
@@ -647,14 +535,7 @@ export class SqliteStore implements Store {
     this.open();
     await this.buffer.flush();
     this.open();
-    return this.stmt.summarizeHistorical.all(vehicleId.toUpperCase(), bound(since)).map((r) => ({
-      type: r.type,
-      distinctRecords: r.distinct_records,
-      totalRecords: r.total_records,
-      totalSize: r.total_size,
-      first: r.first,
-      last: r.last,
-    }));
+    return this.stmt.summarizeHistorical.all(vehicleId.toUpperCase(), bound(since)).map(toSummary);
   }
 
   async getHistorical(vehicleId: string, type: string, since: number): Promise<HistoricalRecord[]> {
@@ -684,12 +565,7 @@ export class SqliteStore implements Store {
     this.open();
     await this.buffer.flush();
     this.open();
-    return this.stmt.getUtilisation.all(vehicleId.toUpperCase(), bound(sinceDay)).map((r) => ({
-      day: r.day,
-      clientType: r.client_type as ClientType,
-      rx: r.rx,
-      tx: r.tx,
-    }));
+    return this.stmt.getUtilisation.all(vehicleId.toUpperCase(), bound(sinceDay)).map(toUtilisation);
   }
 
   async purgeUtilisation(beforeDay: number): Promise<number> {
@@ -775,16 +651,7 @@ export class SqliteStore implements Store {
 
   async listPushSubscriptions(ownerId: number, vehicleId: string): Promise<PushSubscription[]> {
     this.open();
-    return this.stmt.listPush.all(ownerId, vehicleId.toUpperCase()).map((r) => ({
-      ownerId: r.owner_id,
-      vehicleId: r.vehicle_id,
-      appId: r.app_id,
-      pushType: r.push_type,
-      pushKeyType: r.push_key_type,
-      pushKeyValue: r.push_key_value,
-      lastUpdated: r.last_updated,
-      active: r.active !== 0,
-    }));
+    return this.stmt.listPush.all(ownerId, vehicleId.toUpperCase()).map(toPushSubscription);
   }
 
   // --- auto-provisioning ---
@@ -792,15 +659,7 @@ export class SqliteStore implements Store {
   async getAutoProvision(key: string): Promise<AutoProvisionRecord | undefined> {
     this.open();
     const r = this.stmt.getAutoProvision.get(key);
-    return (
-      r && {
-        key: r.key,
-        serverToken: r.server_token,
-        serverDigest: r.server_digest,
-        message: r.message,
-        ownerId: r.owner_id,
-      }
-    );
+    return r && toAutoProvision(r);
   }
 
   async putAutoProvision(rec: AutoProvisionRecord): Promise<void> {
@@ -827,17 +686,7 @@ export class SqliteStore implements Store {
 
   async listCommandAudit(vehicleId: string, limit: number): Promise<(CommandAuditEntry & { id: number })[]> {
     this.open();
-    return this.stmt.listCommandAudit.all(vehicleId.toUpperCase(), Math.max(0, Math.floor(limit))).map((r) => ({
-      id: r.id,
-      vehicleId: r.vehicle_id,
-      time: r.time,
-      caller: r.caller,
-      via: r.via,
-      kind: r.kind,
-      command: r.command,
-      result: r.result,
-      durationMs: r.duration_ms,
-    }));
+    return this.stmt.listCommandAudit.all(vehicleId.toUpperCase(), Math.max(0, Math.floor(limit))).map(toCommandAudit);
   }
 
   // --- lifecycle ---
