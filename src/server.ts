@@ -9,9 +9,7 @@ import { loginLimits, type LoginLimits } from './core/login-throttle.js';
 import { DEFAULT_TIMEOUTS, type InactivityTimeouts } from './core/mp/inactivity.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitOptions } from './core/rate-limit.js';
 import { ApiSessions } from './hub/api-sessions.js';
-import { CommandService, DEFAULT_COMMAND_OPTIONS, type CommandServiceOptions } from './hub/command-service.js';
-import { MpCommandTransport } from './hub/mp-command-transport.js';
-import { V3CommandTransport } from './hub/v3-command-transport.js';
+import type { CommandService, CommandServiceOptions } from './hub/command-service.js';
 import { startBroker, type EmbeddedBroker } from './mqtt/broker.js';
 import { MqttBridge } from './mqtt/bridge.js';
 import type { EventMode } from './mqtt/bridged-vehicle.js';
@@ -182,7 +180,8 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     messageHistorySeconds: config.messageHistory ?? 86400,
     notificationHistorySeconds: config.notificationHistory ?? 2592000,
     utilisationDays: config.utilisationDays ?? 90,
-    v3CommandTimeoutMs: config.commands?.defaultTimeoutMs ?? DEFAULT_COMMAND_OPTIONS.defaultTimeoutMs,
+    commands: config.commands,
+    commandLink: config.commandLink,
   };
   const hub = new Hub(store, log, hubOptions);
   const credentials = new PasswordChecker({ concurrency: config.passwordChecks });
@@ -201,14 +200,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   };
 
   const sessions = new ApiSessions(hub, (config.sessionTimeout ?? 180) * 1000);
-  const commands = new CommandService(
-    store,
-    config.commandLink === 'mqtt' ? [new V3CommandTransport(hub), new MpCommandTransport(hub)] : [new MpCommandTransport(hub), new V3CommandTransport(hub)],
-    log,
-    { ...DEFAULT_COMMAND_OPTIONS, ...config.commands },
-    Date.now,
-    (listener) => hub.events.on('notification', (n) => listener(n.vehicleId, n.alertType, n.text)),
-  );
+  const commands: CommandService = hub.commands;
   const httpCtx: HttpContext = {
     commands,
     jobs: new JobTable(),

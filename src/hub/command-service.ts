@@ -1,12 +1,15 @@
 /**
- * The one command service of vts: runs a console or MP command on a vehicle for a
- * caller and returns the outcome, whatever adapter asked (the HTTP command API, the custom
- * `/api/<service>/cmd`, later MQTT and the CLI).
+ * The one command service of vts: runs a console or MP command on a vehicle for a caller and
+ * returns the outcome, whatever asked: the HTTP command API, the custom `/api/<service>/cmd`, the
+ * API v2 vehicle calls, `vts exec`, and an MP app's or batch client's own `C` (its answer records
+ * are streamed back to it as the car sends them).
  *
  * - Commands of one vehicle run one at a time (the module's network task is single-threaded) in a
  *   bounded queue: a full queue is refused at once; a timeout frees the slot.
- * - The command goes over the first transport that reaches the vehicle (the MP link now; the MQTT
- *   link plugs in as another transport). A vehicle no transport reaches is refused at once.
+ * - The command goes over the first transport that reaches the vehicle (in `--command-link`
+ *   order: the MP link and the MQTT link of this node, then another node of a cluster). A vehicle
+ *   no transport reaches is refused at once. This is the one place that decides which link
+ *   carries a command.
  * - Every execution is audited: who, vehicle, command with its secrets masked, result, duration.
  * - When the server shuts down (`shutdown()`), every command that is queued or running is
  *   answered at once with VTS_ERR_SHUTTING_DOWN, and new ones are refused with it.
@@ -17,25 +20,61 @@ import { toMpCommand, type CommandKind, type MpCommand } from '../core/commands/
 import { decodeText, type CommandOutcome } from '../core/commands/result.js';
 import { isVtsError, VtsError } from '../errors.js';
 import type { CommandAuditEntry, Store } from '../store/store.js';
+import { backgroundCommands, RunWaiters } from './run-waiters.js';
+
+/** What runs on the vehicle. */
+export interface CommandJob {
+  /**
+   * The MP command; null for a message that only the v2 link passes on as it is (a paranoid
+   * command, whose function is encrypted, or a `C` without a function number).
+   */
+  command: MpCommand | null;
+  /** The message as an MP client sent it, passed on unchanged over the v2 link (`C…`, paranoid `E…`). */
+  wire?: { code: 'C' | 'E'; data: string };
+  /**
+   * Hears each answer record (`c…`, or `E…` for a paranoid command) as the vehicle sends it. It is
+   * called once what the vehicle sent before is committed (from an `afterCommit` callback, or
+   * where nothing waits), so the record may be passed on at once (`deliverNow`).
+   */
+  onRecord?(code: string, data: string): void;
+}
 
 export interface CommandTransport {
   readonly name: string;
-  /** Whether the vehicle can be reached over this transport now. */
-  reaches(vehicleId: string): boolean;
-  /** Runs the command; rejects with VTS_ERR_COMMAND_TIMEOUT or VTS_ERR_NOT_CONNECTED. */
-  run(vehicleId: string, command: MpCommand, timeoutMs: number): Promise<CommandOutcome>;
+  /** Whether the vehicle can be reached over this transport now (for this job). */
+  reaches(vehicleId: string, job: CommandJob): boolean;
+  /** Runs the job; rejects with VTS_ERR_COMMAND_TIMEOUT or VTS_ERR_NOT_CONNECTED. */
+  run(vehicleId: string, job: CommandJob, timeoutMs: number): Promise<CommandOutcome>;
 }
 
-export interface CommandRequest {
+/** Who asks and how, for the audit. */
+interface Caller {
+  /** `user:<name>`, `vehicle:<id>`, `mp:<connection>`. */
+  caller: string;
+  /** Which door it came through: `api`, `custom-api`, `api-v2`, `mp`. */
+  via: string;
+}
+
+export interface CommandRequest extends Caller {
   vehicleId: string;
   kind: CommandKind;
   text: string;
   /** Milliseconds; default and ceiling from the service options. */
   timeoutMs?: number;
-  /** Who asks, for the audit: `user:<name>`, `vehicle:<id>`. */
-  caller: string;
-  /** Which door it came through, for the audit: `api`, `custom-api`, `api-v2`. */
-  via: string;
+}
+
+/** A job to run as it is (an MP client's `C`, a request another node of a cluster passed on). */
+export interface JobRequest extends Caller {
+  vehicleId: string;
+  kind: CommandKind;
+  job: CommandJob;
+  timeoutMs?: number;
+  /**
+   * Hears, synchronously (before `run` returns), that the command is refused at once: the vehicle
+   * is not reachable, its queue is full or the server is shutting down. An MP client's refusal
+   * must go out before what the client sent after its command is answered.
+   */
+  onRefused?(err: VtsError): void;
 }
 
 export interface CommandResult extends CommandOutcome {
@@ -55,13 +94,6 @@ export const DEFAULT_COMMAND_OPTIONS: CommandServiceOptions = { maxQueue: 10, de
 /** Info notifications (`PI…` on the v2 link) of a vehicle: the output of commands started with `run`. */
 export type NotificationSource = (listener: (vehicleId: string, type: string, text: string) => void) => void;
 
-interface RunWaiter {
-  /** Background commands whose output is still awaited. */
-  remaining: number;
-  outputs: string[];
-  done: () => void;
-}
-
 interface VehicleQueue {
   tail: Promise<unknown>;
   /** Commands queued or running. */
@@ -78,7 +110,7 @@ interface InFlight {
 
 export class CommandService {
   private readonly queues = new Map<string, VehicleQueue>();
-  private readonly runWaiters = new Map<string, RunWaiter[]>();
+  private readonly runWaiters: RunWaiters;
   private readonly inFlight = new Set<InFlight>();
   private closed = false;
 
@@ -90,53 +122,10 @@ export class CommandService {
     private readonly now: () => number = Date.now,
     notifications?: NotificationSource,
   ) {
+    this.runWaiters = new RunWaiters(now);
     notifications?.((vehicleId, type, text) => {
-      if (type !== 'I') return;
-      // background outputs come in the order the `run`s started (the v2 link does not say which)
-      const waiter = this.runWaiters.get(vehicleId)?.[0];
-      if (!waiter) return;
-      waiter.outputs.push(decodeText(text));
-      if (--waiter.remaining === 0) waiter.done();
+      if (type === 'I') this.runWaiters.output(vehicleId, decodeText(text));
     });
-  }
-
-  /**
-   * For `run <cmd> [; <cmd>…]` (command-execution.md §7): registers, before the command is sent,
-   * for the info notifications that carry each background command's output (they may arrive in
-   * the same packet as the immediate answer). `wait` resolves with the outputs that came by the
-   * deadline; `cancel` gives up.
-   */
-  private expectRun(vehicleId: string, cmd: MpCommand): { wait(deadline: number): Promise<string[]>; cancel(): void } | null {
-    const count = backgroundCommands(cmd);
-    if (count === 0) return null;
-    const waiter: RunWaiter = { remaining: count, outputs: [], done: () => undefined };
-    let finished = false;
-    const arrived = new Promise<void>((resolve) => {
-      waiter.done = () => {
-        finished = true;
-        resolve();
-      };
-    });
-    const list = this.runWaiters.get(vehicleId) ?? [];
-    list.push(waiter);
-    this.runWaiters.set(vehicleId, list);
-    const cancel = (): void => {
-      const i = list.indexOf(waiter);
-      if (i >= 0) list.splice(i, 1);
-      if (list.length === 0 && this.runWaiters.get(vehicleId) === list) this.runWaiters.delete(vehicleId);
-    };
-    return {
-      cancel,
-      wait: async (deadline) => {
-        if (!finished) {
-          let timer: NodeJS.Timeout | undefined;
-          await Promise.race([arrived, new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, deadline - this.now()))))]);
-          clearTimeout(timer);
-        }
-        cancel();
-        return waiter.outputs;
-      },
-    };
   }
 
   /** Commands queued or running for a vehicle. */
@@ -144,13 +133,13 @@ export class CommandService {
     return this.queues.get(vehicleId)?.size ?? 0;
   }
 
-  private transportFor(vehicleId: string): CommandTransport | undefined {
-    return this.transports.find((t) => t.reaches(vehicleId));
+  private transportFor(vehicleId: string, job: CommandJob): CommandTransport | undefined {
+    return this.transports.find((t) => t.reaches(vehicleId, job));
   }
 
   /** Whether any transport reaches the vehicle now. */
   reaches(vehicleId: string): boolean {
-    return this.transportFor(vehicleId) !== undefined;
+    return this.transportFor(vehicleId, { command: { code: 7, params: '' } }) !== undefined;
   }
 
   /**
@@ -166,52 +155,50 @@ export class CommandService {
     await Promise.all(pending.map((c) => c.settled));
   }
 
+  /** Runs a command given as text (`kind`: a shell line, JavaScript, or the extended MP syntax). */
   async execute(req: CommandRequest): Promise<CommandResult> {
-    const vehicleId = req.vehicleId.toUpperCase();
-    const started = this.now();
-    let command: MpCommand | undefined;
-    const audit = (result: string): void => {
-      const entry: CommandAuditEntry = {
-        vehicleId,
-        time: Math.floor(started / 1000),
-        caller: req.caller,
-        via: req.via,
-        kind: req.kind,
-        command: command ? redactMp(command) : '(invalid)',
-        result,
-        durationMs: this.now() - started,
-      };
-      this.store.addCommandAudit(entry).catch((err: unknown) => this.log.error({ err }, 'command audit failed'));
-      this.log.info({ vehicle: vehicleId, caller: req.caller, via: req.via, command: entry.command, result, ms: entry.durationMs }, 'command');
-    };
+    let command: MpCommand;
     try {
       command = toMpCommand(req.kind, req.text);
-      if (this.closed) throw new VtsError('VTS_ERR_SHUTTING_DOWN', 'commands are not accepted now');
+    } catch (err) {
+      this.audit(req, req.vehicleId.toUpperCase(), '(invalid)', this.now(), auditResult(err));
+      throw err;
+    }
+    return this.run({ vehicleId: req.vehicleId, kind: req.kind, job: { command }, timeoutMs: req.timeoutMs, caller: req.caller, via: req.via });
+  }
+
+  /** Why a job would be refused at once, or null. */
+  private refusal(vehicleId: string, job: CommandJob): VtsError | null {
+    if (this.closed) return new VtsError('VTS_ERR_SHUTTING_DOWN', 'commands are not accepted now');
+    if (!this.transportFor(vehicleId, job)) return new VtsError('VTS_ERR_NOT_CONNECTED', vehicleId);
+    const size = this.queues.get(vehicleId)?.size ?? 0;
+    if (size > this.options.maxQueue) return new VtsError('VTS_ERR_QUEUE_FULL', `${size} commands for ${vehicleId}`);
+    return null;
+  }
+
+  /** Runs a job: queued behind the vehicle's other commands, timed, audited. */
+  run(req: JobRequest): Promise<CommandResult> {
+    const vehicleId = req.vehicleId.toUpperCase();
+    const started = this.now();
+    const text = req.job.command ? redactMp(req.job.command) : '(paranoid)';
+    const refused = this.refusal(vehicleId, req.job);
+    if (refused) {
+      this.audit(req, vehicleId, text, started, auditResult(refused));
+      req.onRefused?.(refused);
+      return Promise.reject(refused);
+    }
+    return this.queued(req, vehicleId, text, started);
+  }
+
+  private async queued(req: JobRequest, vehicleId: string, text: string, started: number): Promise<CommandResult> {
+    try {
       const timeoutMs = Math.min(this.options.maxTimeoutMs, Math.max(1, req.timeoutMs ?? this.options.defaultTimeoutMs));
-      if (!this.reaches(vehicleId)) throw new VtsError('VTS_ERR_NOT_CONNECTED', vehicleId);
-      const queue = this.queues.get(vehicleId) ?? { tail: Promise.resolve(), size: 0 };
-      if (queue.size > this.options.maxQueue) throw new VtsError('VTS_ERR_QUEUE_FULL', `${queue.size} commands for ${vehicleId}`);
+      const waiting = this.queues.get(vehicleId);
+      const queue = waiting ?? { tail: Promise.resolve(), size: 0 };
       queue.size++;
       this.queues.set(vehicleId, queue);
-      const cmd = command;
-      const run = queue.tail.then(async () => {
-        if (this.closed) throw new VtsError('VTS_ERR_SHUTTING_DOWN', 'the command was not started');
-        // the vehicle may have gone while this command waited
-        const transport = this.transportFor(vehicleId);
-        if (!transport) throw new VtsError('VTS_ERR_NOT_CONNECTED', vehicleId);
-        const deadline = this.now() + timeoutMs;
-        const run = this.expectRun(vehicleId, cmd);
-        let outcome: CommandOutcome;
-        try {
-          outcome = await transport.run(vehicleId, cmd, timeoutMs);
-        } catch (err) {
-          run?.cancel();
-          throw err;
-        }
-        const background = run ? (outcome.result === 0 ? await run.wait(deadline) : (run.cancel(), [])) : [];
-        const output = background.reduce((out, text) => out + (out === '' || out.endsWith('\n') ? '' : '\n') + text, outcome.output);
-        return { ...outcome, output, transport: transport.name };
-      });
+      // an idle vehicle gets the command at once (in the order of the caller's other messages)
+      const run = waiting ? queue.tail.then(() => this.start(vehicleId, req.job, timeoutMs)) : this.start(vehicleId, req.job, timeoutMs);
       queue.tail = run.catch(() => undefined);
       // shutdown() ends the wait at once; the transport's own wait is left to run out
       let settle!: () => void;
@@ -221,7 +208,7 @@ export class CommandService {
       try {
         const outcome = await Promise.race([run, aborted]);
         const result = { ...outcome, durationMs: this.now() - started };
-        audit(String(outcome.result));
+        this.audit(req, vehicleId, text, started, String(outcome.result));
         return result;
       } finally {
         // a failure is audited by the catch below, in the same turn (before shutdown() goes on)
@@ -230,21 +217,47 @@ export class CommandService {
         if (--queue.size === 0 && this.queues.get(vehicleId) === queue) this.queues.delete(vehicleId);
       }
     } catch (err) {
-      audit(auditResult(err));
+      this.audit(req, vehicleId, text, started, auditResult(err));
       throw err;
     }
   }
-}
 
-/** How many background commands a shell `run …` starts (0 for anything else). */
-function backgroundCommands(cmd: MpCommand): number {
-  if (cmd.code !== 7) return 0;
-  const m = /^\s*run(?:\s+-\S+)*\s+(.+)$/.exec(cmd.params);
-  if (!m) return 0;
-  // commands are separated by a `;` token of their own (`run stat ; location`)
-  return m[1]!
-    .split(/\s+;(?=\s|$)/)
-    .filter((c) => c.trim() !== '').length;
+  /** The command's turn has come: send it over the transport that reaches the vehicle now. */
+  private async start(vehicleId: string, job: CommandJob, timeoutMs: number): Promise<Omit<CommandResult, 'durationMs'>> {
+    if (this.closed) throw new VtsError('VTS_ERR_SHUTTING_DOWN', 'the command was not started');
+    // the vehicle may have gone while this command waited
+    const transport = this.transportFor(vehicleId, job);
+    if (!transport) throw new VtsError('VTS_ERR_NOT_CONNECTED', vehicleId);
+    const deadline = this.now() + timeoutMs;
+    // registered before the command is sent: the outputs may come in the same packet as the answer
+    const background = job.command && !job.wire ? backgroundCommands(job.command) : 0;
+    const run = background > 0 ? this.runWaiters.expect(vehicleId, background) : null;
+    let outcome: CommandOutcome;
+    try {
+      outcome = await transport.run(vehicleId, job, timeoutMs);
+    } catch (err) {
+      run?.cancel();
+      throw err;
+    }
+    const outputs = run ? (outcome.result === 0 ? await run.wait(deadline) : (run.cancel(), [])) : [];
+    const output = outputs.reduce((out, t) => out + (out === '' || out.endsWith('\n') ? '' : '\n') + t, outcome.output);
+    return { ...outcome, output, transport: transport.name };
+  }
+
+  private audit(req: Caller & { kind: string }, vehicleId: string, command: string, started: number, result: string): void {
+    const entry: CommandAuditEntry = {
+      vehicleId,
+      time: Math.floor(started / 1000),
+      caller: req.caller,
+      via: req.via,
+      kind: req.kind,
+      command,
+      result,
+      durationMs: this.now() - started,
+    };
+    this.store.addCommandAudit(entry).catch((err: unknown) => this.log.error({ err }, 'command audit failed'));
+    this.log.info({ vehicle: vehicleId, caller: req.caller, via: req.via, command, result, ms: entry.durationMs }, 'command');
+  }
 }
 
 function auditResult(err: unknown): string {

@@ -15,6 +15,9 @@ import type { HistoricalInput } from '../core/mp/historical.js';
 import type { MpMessage } from '../core/mp/message.js';
 import type { Store, Vehicle } from '../store/store.js';
 import { CommandQueue } from './command-queue.js';
+import { CommandService, DEFAULT_COMMAND_OPTIONS } from './command-service.js';
+import { MpCommandTransport } from './mp-command-transport.js';
+import { V3CommandTransport } from './v3-command-transport.js';
 import { dispatch } from './dispatch.js';
 import { storeAndForward, type MessageSource } from './handlers/car-data.js';
 import { historicalRecord } from './handlers/historical.js';
@@ -85,6 +88,8 @@ export class Hub implements HubPort {
   /** Live watchers (SSE streams) by vehicle id. */
   private readonly live = new Map<string, Set<LiveListener>>();
   readonly now: () => number;
+  /** Every command to a vehicle goes through it (HTTP, custom API, MP clients' `C`). */
+  readonly commands: CommandService;
 
   constructor(
     readonly store: Store,
@@ -92,6 +97,16 @@ export class Hub implements HubPort {
     readonly options: HubOptions,
   ) {
     this.now = options.now ?? Date.now;
+    const v2 = new MpCommandTransport(this);
+    const v3 = new V3CommandTransport(this, (fn) => store.afterCommit(fn));
+    this.commands = new CommandService(
+      store,
+      options.commandLink === 'mqtt' ? [v3, v2] : [v2, v3],
+      log,
+      { ...DEFAULT_COMMAND_OPTIONS, ...options.commands },
+      this.now,
+      (listener) => this.events.on('notification', (n) => listener(n.vehicleId, n.alertType, n.text)),
+    );
   }
 
   /** Current time in epoch seconds. */

@@ -1,37 +1,43 @@
 /**
- * The command service's way to a vehicle on the v2 link: the command goes to the car through the
- * same response queue as apps' commands (mp-protocol.md §11), as a peer of its own that is never a
- * socket, so a reply reaches exactly the caller that asked. On a timeout the caller's place in the
- * queue is kept as a placeholder: the late reply is dropped, not given to the next caller.
+ * The command service's way to a vehicle on the v2 link of this node: the command goes to the car
+ * through the car connection's response queue (mp-protocol.md §11), as a peer of its own that is
+ * never a socket, so a reply reaches exactly the job that asked. On a timeout the job's place in
+ * the queue is kept as a placeholder: the late reply is dropped, not given to the next command.
  */
 import { completesCommand } from '../core/mp/command.js';
-import type { MpCommand } from '../core/commands/request.js';
 import { mpCommandData } from '../core/commands/request.js';
 import { outcomeOf, type CommandOutcome } from '../core/commands/result.js';
 import { VtsError } from '../errors.js';
-import type { CommandTransport } from './command-service.js';
-import type { Hub } from './hub.js';
+import type { CommandJob, CommandTransport } from './command-service.js';
 import type { Peer } from './peer.js';
+import type { VehicleLink } from './vehicle-link.js';
 
 let nextId = 0;
+
+/** The answer of a paranoid command is opaque: it is one record. */
+const PARANOID_OUTCOME: CommandOutcome = { result: 0, output: '' };
 
 export class MpCommandTransport implements CommandTransport {
   readonly name = 'mp';
 
-  constructor(private readonly hub: Hub) {}
+  constructor(private readonly links: { link(vehicleId: string): VehicleLink | undefined }) {}
 
   reaches(vehicleId: string): boolean {
-    return Boolean(this.hub.link(vehicleId)?.car);
+    return Boolean(this.links.link(vehicleId)?.car);
   }
 
-  run(vehicleId: string, command: MpCommand, timeoutMs: number): Promise<CommandOutcome> {
-    const link = this.hub.link(vehicleId);
+  run(vehicleId: string, job: CommandJob, timeoutMs: number): Promise<CommandOutcome> {
+    const link = this.links.link(vehicleId);
     const car = link?.car;
     if (!link || !car) return Promise.reject(new VtsError('VTS_ERR_NOT_CONNECTED', vehicleId));
-    if (command.records === 0) {
-      car.send('C', mpCommandData(command));
+    const command = job.command;
+    const wire = job.wire ?? { code: 'C' as const, data: mpCommandData(command!) };
+    if (!job.wire && command?.records === 0) {
+      car.send('C', wire.data);
       return Promise.resolve({ result: 0, output: '' });
     }
+    const paranoid = wire.code === 'E';
+    const answerCode = paranoid ? 'E' : 'c';
     return new Promise((resolve, reject) => {
       const records: string[] = [];
       let done = false;
@@ -40,7 +46,12 @@ export class MpCommandTransport implements CommandTransport {
         done = true;
         clearTimeout(timer);
         if (err) reject(err);
-        else resolve(outcomeOf(records));
+        else resolve(paranoid ? PARANOID_OUTCOME : outcomeOf(records));
+      };
+      const complete = (data: string): boolean => {
+        if (paranoid) return true; // the function is encrypted: every line completes the command
+        if (!job.wire && command?.records !== undefined) return records.length >= command.records;
+        return completesCommand(data);
       };
       const peer: Peer = {
         id: -++nextId,
@@ -52,9 +63,10 @@ export class MpCommandTransport implements CommandTransport {
         rxBytes: 0,
         txBytes: 0,
         send(code, data) {
-          if (code !== 'c' || done) return;
+          if (code !== answerCode || done) return;
           records.push(data);
-          if (command.records === undefined ? completesCommand(data) : records.length >= command.records) finish();
+          job.onRecord?.(code, data);
+          if (complete(data)) finish();
         },
         close() {},
         carLeft() {
@@ -67,7 +79,7 @@ export class MpCommandTransport implements CommandTransport {
       }, timeoutMs);
       timer.unref(); // a command abandoned at shutdown must not hold the process
       link.commands.push(peer);
-      car.send('C', mpCommandData(command));
+      car.send(wire.code, wire.data);
     });
   }
 }

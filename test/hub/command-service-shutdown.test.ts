@@ -5,10 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { MpCommand } from '../../src/core/commands/request.js';
 import type { CommandOutcome } from '../../src/core/commands/result.js';
 import { isVtsError } from '../../src/errors.js';
-import { CommandService, type CommandTransport } from '../../src/hub/command-service.js';
+import { CommandService, type CommandJob, type CommandTransport } from '../../src/hub/command-service.js';
 import { createLogger } from '../../src/log.js';
 import type { CommandAuditEntry, Store } from '../../src/store/store.js';
 
@@ -17,8 +16,8 @@ test('shutdown answers the running and the queued command at once, then refuses 
   const silent: CommandTransport = {
     name: 'silent',
     reaches: () => true,
-    run: (_vehicleId: string, command: MpCommand): Promise<CommandOutcome> => {
-      sent.push(command.params);
+    run: (_vehicleId: string, job: CommandJob): Promise<CommandOutcome> => {
+      sent.push(job.command?.params ?? '');
       return new Promise(() => undefined); // a car that never answers
     },
   };

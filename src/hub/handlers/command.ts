@@ -1,9 +1,12 @@
-/** `C` commands from apps and batch clients (mp-protocol.md §11.1). */
-import { responseData } from '../../core/commands/shell-map.js';
-import { commandFunction, commandParams, encodeText, failureResponse, SERVER_FUNCTIONS } from '../../core/mp/command.js';
+/**
+ * `C` commands from apps and batch clients (mp-protocol.md §11.1). Commands 30–32 are answered by
+ * the server; every other one goes through the command service, like the HTTP command API: it is
+ * queued behind the vehicle's other commands, timed, audited (caller `mp:<connection>`), and sent
+ * over the link that reaches the vehicle. The car's answer records reach the sender as they come.
+ */
+import { commandFunction, commandParams, failureResponse, SERVER_FUNCTIONS } from '../../core/mp/command.js';
 import { isVtsError } from '../../errors.js';
-import type { Handler } from './port.js';
-import type { HubPort } from './port.js';
+import type { Handler, HubPort } from './port.js';
 import type { Peer } from '../peer.js';
 import type { VehicleLink } from '../vehicle-link.js';
 import { answerServerCommand } from './server-commands.js';
@@ -13,40 +16,53 @@ export const NOT_CONNECTED_TEXT = 'Vehicle not connected';
 export const handleCommand: Handler = (hub, peer, link, data) => {
   const fn = commandFunction(data);
   if (fn !== null && SERVER_FUNCTIONS.has(fn)) return answerServerCommand(hub, peer, link, fn, data);
-  routeCommand(hub, peer, link, 'C', data, fn);
+  runForClient(hub, peer, link, { code: 'C', data }, fn);
 };
 
+/** The text of the `c<fn>,1,<text>` an MP client gets when its command did not get an answer. */
+function failureText(err: unknown): string {
+  if (isVtsError(err, 'VTS_ERR_NOT_CONNECTED')) return NOT_CONNECTED_TEXT;
+  if (isVtsError(err, 'VTS_ERR_COMMAND_TIMEOUT')) return 'Command timed out';
+  if (isVtsError(err, 'VTS_ERR_QUEUE_FULL')) return 'Too many commands waiting';
+  if (isVtsError(err, 'VTS_ERR_SHUTTING_DOWN')) return 'Server shutting down';
+  return 'Server error';
+}
+
 /**
- * Queues the sender on the car connection and forwards the message unchanged. A vehicle that is
- * only on the v3 link runs the command there as a console command (mqtt-v3.md §11.7) and the sender
- * gets the `c` record built from its output. A car that is not connected gets nothing; the sender
- * gets `c<fn>,1,Vehicle not connected` at once (REF stays silent). For a paranoid command the
- * function is unknown (`fn` null): no reply can be built, and the v3 link cannot carry it.
+ * Runs an MP client's command (`C<fn>,<params>`, or a paranoid `E` command whose function is
+ * encrypted: `fn` null) through the command service. The message goes to a v2 car unchanged; a
+ * vehicle only on the v3 link runs it as a console command (mqtt-v3.md §11.7) and the sender gets
+ * the `c` record built from its output. When no answer comes (not connected, timeout, queue full),
+ * the sender of a plain command gets `c<fn>,1,<why>` (REF stays silent); for a paranoid command no
+ * reply can be built.
  */
-export function routeCommand(
-  hub: HubPort,
-  peer: Peer,
-  link: VehicleLink,
-  code: string,
-  data: string,
-  fn: number | null,
-): void {
-  const car = link.car;
-  if (car) {
-    link.commands.push(peer);
-    car.send(code, data);
-    return;
-  }
-  if (code === 'C' && fn !== null && link.v3) {
-    const cmd = { code: fn, params: commandParams(data) };
-    link.v3.run(cmd, hub.options.v3CommandTimeoutMs ?? 30_000).then(
-      (outcome) => hub.deliver(peer, 'c', responseData(cmd, outcome, encodeText)),
-      (err: unknown) => {
-        const text = isVtsError(err, 'VTS_ERR_COMMAND_TIMEOUT') ? 'Command timed out' : NOT_CONNECTED_TEXT;
-        hub.deliver(peer, 'c', failureResponse(fn, text));
+export function runForClient(hub: HubPort, peer: Peer, link: VehicleLink, wire: { code: 'C' | 'E'; data: string }, fn: number | null): void {
+  const command = wire.code === 'C' && fn !== null ? { code: fn, params: commandParams(wire.data) } : null;
+  const fail = (err: unknown): void => {
+    if (wire.code === 'C') hub.deliver(peer, 'c', failureResponse(fn ?? (wire.data.split(',', 1)[0] ?? ''), failureText(err)));
+  };
+  let refused = false;
+  hub.commands
+    .run({
+      vehicleId: link.vehicleId,
+      kind: 'mp',
+      caller: `mp:${peer.id}`,
+      via: 'mp',
+      job: {
+        command,
+        wire,
+        // nothing for a client that has left (its link may even be gone)
+        onRecord: (code, data) => {
+          if (link.apps.has(peer) || link.batches.has(peer)) hub.deliverNow(peer, code, data, undefined);
+        },
       },
-    );
-    return;
-  }
-  if (code === 'C') hub.deliver(peer, 'c', failureResponse(fn ?? (data.split(',', 1)[0] ?? ''), NOT_CONNECTED_TEXT));
+      // at once, in the order of the client's messages
+      onRefused: (err) => {
+        refused = true;
+        fail(err);
+      },
+    })
+    .catch((err: unknown) => {
+      if (!refused) fail(err);
+    });
 }

@@ -5,7 +5,7 @@
  */
 import { parseParanoid } from '../../core/mp/paranoid.js';
 import { ignored, type Handler } from './port.js';
-import { routeCommand } from './command.js';
+import { runForClient } from './command.js';
 import { routeResponse } from './command-response.js';
 import { storeAndForward } from './car-data.js';
 
@@ -48,7 +48,7 @@ export const handleParanoid: Handler = (hub, peer, link, data) => {
   }
 
   if (peer.clientType === 'A' || peer.clientType === 'B') {
-    if (p.kind === 'message' && p.innerCode === 'C') return routeCommand(hub, peer, link, 'E', data, null);
+    if (p.kind === 'message' && p.innerCode === 'C') return runForClient(hub, peer, link, { code: 'E', data }, null);
     if (peer.clientType === 'A' && p.kind === 'message') {
       link.car?.send('E', data);
       return;

@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { Store } from '../../store/store.js';
+import type { CommandResult, CommandServiceOptions, JobRequest } from '../command-service.js';
 import type { GroupRegistry } from '../groups.js';
 import type { Peer } from '../peer.js';
 import type { VehicleLink } from '../vehicle-link.js';
@@ -20,8 +21,10 @@ export interface HubOptions {
   utilisationDays: number;
   /** Clock in epoch milliseconds (tests pass their own). */
   now?: () => number;
-  /** Milliseconds an MP client's command to a vehicle on the v3 link may take. Default 30 s. */
-  v3CommandTimeoutMs?: number;
+  /** The command service: queue length per vehicle, default and maximum timeout. */
+  commands?: Partial<CommandServiceOptions>;
+  /** Which link carries commands when a vehicle is on both (default `v2`). */
+  commandLink?: 'v2' | 'mqtt';
 }
 
 /** What live watchers of a vehicle hear (docs/web-api.md "Live updates"). */
@@ -42,6 +45,8 @@ export interface HubPort {
   readonly log: Logger;
   readonly options: HubOptions;
   readonly groups: GroupRegistry;
+  /** The command service (src/hub/command-service.ts): every command to a vehicle goes through it. */
+  readonly commands: { run(req: JobRequest): Promise<CommandResult> };
   /** Current time in epoch seconds. */
   seconds(): number;
   /** Whether a live watcher (the dashboard) follows the vehicle. */
