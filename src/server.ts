@@ -9,6 +9,7 @@ import { loginLimits, type LoginLimits } from './core/login-throttle.js';
 import { DEFAULT_TIMEOUTS, type InactivityTimeouts } from './core/mp/inactivity.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitOptions } from './core/rate-limit.js';
 import { ApiSessions } from './hub/api-sessions.js';
+import { LocalSessionStore } from './hub/session-store.js';
 import type { CommandService, CommandServiceOptions } from './hub/command-service.js';
 import { startBroker, type EmbeddedBroker } from './mqtt/broker.js';
 import { MqttBridge } from './mqtt/bridge.js';
@@ -34,6 +35,8 @@ import { SERVER_VERSION } from './version.js';
 
 export interface ServerConfig {
   dataDir: string;
+  /** A PostgreSQL URL (`postgres://…`): that database instead of the SQLite file of `dataDir`. */
+  database?: string;
   /** Address to bind; undefined = all interfaces. */
   bind?: string;
   mpPort: number;
@@ -170,6 +173,7 @@ function loadTls(config: ServerConfig): { cert: Buffer; key: Buffer } | undefine
 export async function startServer(config: ServerConfig, log: Logger): Promise<RunningServer> {
   const tls = loadTls(config);
   const store = await openStore(config.dataDir, {
+    database: config.database,
     writeBehindMs: config.writeBehindMs ?? 100,
     onBackgroundError: (err: unknown) => log.error({ err }, 'store: background write failed'),
     onCreated: (file) => log.info({ file }, 'created a new database'),
@@ -199,7 +203,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     nextConnectionId: () => ++connectionIds,
   };
 
-  const sessions = new ApiSessions(hub, (config.sessionTimeout ?? 180) * 1000);
+  const sessions = new ApiSessions(hub, new LocalSessionStore(), (config.sessionTimeout ?? 180) * 1000);
   const commands: CommandService = hub.commands;
   const httpCtx: HttpContext = {
     commands,
@@ -298,7 +302,10 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   };
   const timer = setInterval(() => void housekeeping(), config.housekeepingMs ?? 60_000);
   timer.unref();
-  const sessionTimer = setInterval(() => sessions.sweep(), Math.min(10_000, sessions.timeoutMs / 2));
+  const sessionTimer = setInterval(
+    () => sessions.sweep().catch((err: unknown) => log.warn({ err }, 'API session sweep failed')),
+    Math.min(10_000, sessions.timeoutMs / 2),
+  );
   sessionTimer.unref();
 
   let closing: Promise<void> | undefined;

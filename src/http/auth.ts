@@ -49,7 +49,7 @@ export function tooManyLogins(reply: FastifyReply, t: Throttled): FastifyReply {
 export async function authenticate(ctx: HttpContext, req: FastifyRequest, params: Params): Promise<Principal | Throttled | null> {
   const cookie = sessionCookie(req.headers.cookie, ctx.cookieNames);
   if (cookie) {
-    const s = ctx.sessions.use(cookie);
+    const s = await ctx.sessions.use(cookie);
     if (s) return { ownerId: s.ownerId, ownerName: s.ownerName, permit: s.permit, session: s, tokenHash: s.tokenHash };
   }
   const username = params.username;

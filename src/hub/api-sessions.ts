@@ -1,121 +1,170 @@
 /**
  * HTTP API sessions (http-api-v2.md §3.4, product spec §3). A session is created by
- * `GET /api/cookie`, lives while it is used (sliding expiry: REF's fixed expiry stalls clients),
- * and counts as an app of every vehicle it connected to with `GET /api/vehicle/<id>`. When it
- * ends (logout, expiry, or the token it was opened with is revoked) each of those cars is sent its
- * new app count.
+ * `GET /api/cookie` (or the web sign-in), lives while it is used (sliding expiry: REF's fixed
+ * expiry stalls clients), and counts as an app of every vehicle it connected to with
+ * `GET /api/vehicle/<id>`. When it ends (logout, expiry, or the token it was opened with is
+ * revoked) each of those cars is sent its new app count.
+ *
+ * The records live in a SessionStore (this process, or Redis for a cluster, so that a cookie made
+ * on one node works on every node). A session counts as an app on the node where it connected to
+ * the vehicle, once in the whole cluster; when it ends anywhere, every node drops what it counted.
  *
  * Requests without a cookie that connect to a vehicle get an anonymous registration per user and
  * source address, which expires the same way (REF's shared `http:-` registration never expired).
+ * These live on the node the client reached (docs/compatibility.md).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Hub } from './hub.js';
+import type { SessionRecord, SessionStore } from './session-store.js';
 
-export interface ApiSession {
-  /** The cookie value (upper-case UUID, as REF's Data::UUID). Anonymous ones start with `-:`. */
-  readonly id: string;
-  readonly ownerId: number;
-  readonly ownerName: string;
-  readonly permit: string;
-  /** The token the session was opened with (its hash), if it was. */
-  readonly tokenHash?: string;
-  lastUsed: number;
-  /** Vehicles this session is registered with as an app. */
-  readonly vehicles: Set<string>;
-  /**
-   * Sessions opened by the web sign-in (`POST /api/session`): the token every state-changing
-   * request must carry in `X-CSRF-Token` (docs/web-api.md).
-   */
-  readonly csrf?: string;
-}
+export type ApiSession = SessionRecord;
 
 export interface SessionOwner {
   id: number;
   name: string;
 }
 
+/** What the sessions need of the hub: API sessions counted as apps of vehicles. */
+export interface ApiAppRegistry {
+  /** Registers the key as an app; returns the vehicle's app count before the call. */
+  registerApiApp(vehicleId: string, ownerId: number, key: string): number;
+  unregisterApiApp(vehicleId: string, key: string): void;
+  /** Epoch milliseconds. */
+  now(): number;
+}
+
+interface Anonymous {
+  rec: SessionRecord;
+  lastUsed: number;
+}
+
+const appKey = (id: string): string => 'http:' + id;
+
 export class ApiSessions {
-  private readonly sessions = new Map<string, ApiSession>();
+  /** Sessions this node counts as apps: id → (vehicle → owner). */
+  private readonly registered = new Map<string, Map<string, number>>();
+  /** Cookie-less registrations of this node, by `-:<owner>:<address>`. */
+  private readonly anonymousSessions = new Map<string, Anonymous>();
 
   constructor(
-    private readonly hub: Hub,
+    private readonly hub: ApiAppRegistry,
+    private readonly store: SessionStore,
     /** Idle time after which a session ends (ms). */
     readonly timeoutMs: number,
-  ) {}
+  ) {
+    store.onEnded((id) => this.dropLocal(id));
+  }
 
-  create(owner: SessionOwner, permit: string, tokenHash?: string, web = false): ApiSession {
-    const s: ApiSession = {
+  async create(owner: SessionOwner, permit: string, tokenHash?: string, web = false): Promise<ApiSession> {
+    const rec: SessionRecord = {
       id: randomUUID().toUpperCase(),
       ownerId: owner.id,
       ownerName: owner.name,
       permit,
-      tokenHash,
-      lastUsed: this.hub.now(),
-      vehicles: new Set(),
+      ...(tokenHash !== undefined ? { tokenHash } : {}),
       ...(web ? { csrf: randomBytes(32).toString('base64url') } : {}),
     };
-    this.sessions.set(s.id, s);
-    return s;
+    await this.store.put(rec, this.hub.now());
+    return rec;
   }
 
   /** The live session with that id, its idle clock restarted; undefined when there is none. */
-  use(id: string): ApiSession | undefined {
-    const s = this.sessions.get(id);
-    if (!s) return undefined;
+  async use(id: string): Promise<ApiSession | undefined> {
+    if (id.startsWith('-:')) return this.useAnonymous(id);
+    return this.store.use(id, this.hub.now(), this.timeoutMs);
+  }
+
+  private useAnonymous(id: string): ApiSession | undefined {
+    const a = this.anonymousSessions.get(id);
+    if (!a) return undefined;
     const now = this.hub.now();
-    if (now - s.lastUsed > this.timeoutMs) {
-      this.end(id);
+    if (now - a.lastUsed > this.timeoutMs) {
+      this.endLocal(id);
       return undefined;
     }
-    s.lastUsed = now;
-    return s;
+    a.lastUsed = now;
+    return a.rec;
   }
 
   /** The anonymous registration of a user at an address (created when `create` is true). */
   anonymous(owner: SessionOwner, permit: string, address: string, create: boolean): ApiSession | undefined {
     const id = `-:${owner.id}:${address}`;
-    const s = this.use(id);
+    const s = this.useAnonymous(id);
     if (s || !create) return s;
-    const fresh: ApiSession = { id, ownerId: owner.id, ownerName: owner.name, permit, lastUsed: this.hub.now(), vehicles: new Set() };
-    this.sessions.set(id, fresh);
-    return fresh;
+    const rec: SessionRecord = { id, ownerId: owner.id, ownerName: owner.name, permit };
+    this.anonymousSessions.set(id, { rec, lastUsed: this.hub.now() });
+    return rec;
   }
 
   /** Registers the session as an app of the vehicle; returns true when it is the first app. */
-  connect(s: ApiSession, vehicleId: string): boolean {
-    s.vehicles.add(vehicleId);
-    return this.hub.registerApiApp(vehicleId, s.ownerId, 'http:' + s.id) === 0;
+  async connect(s: ApiSession, vehicleId: string): Promise<boolean> {
+    let vehicles = this.registered.get(s.id);
+    if (vehicles?.has(vehicleId)) return false;
+    // counted once in the whole cluster: where it first connected
+    if (!s.id.startsWith('-:') && !(await this.store.claimApp(s.id, vehicleId))) return false;
+    vehicles = this.registered.get(s.id);
+    if (!vehicles) this.registered.set(s.id, (vehicles = new Map()));
+    if (vehicles.has(vehicleId)) return false;
+    vehicles.set(vehicleId, s.ownerId);
+    return this.hub.registerApiApp(vehicleId, s.ownerId, appKey(s.id)) === 0;
   }
 
   disconnect(s: ApiSession, vehicleId: string): void {
-    if (s.vehicles.delete(vehicleId)) this.hub.unregisterApiApp(vehicleId, 'http:' + s.id);
+    const vehicles = this.registered.get(s.id);
+    if (!vehicles?.delete(vehicleId)) return;
+    if (vehicles.size === 0) this.registered.delete(s.id);
+    this.hub.unregisterApiApp(vehicleId, appKey(s.id));
+    if (!s.id.startsWith('-:')) this.store.releaseApp(s.id, vehicleId);
   }
 
-  /** Ends a session: every vehicle it was connected to gets its new app count. */
-  end(id: string): void {
-    const s = this.sessions.get(id);
-    if (!s) return;
-    this.sessions.delete(id);
-    for (const vehicleId of s.vehicles) this.hub.unregisterApiApp(vehicleId, 'http:' + s.id);
+  /** Ends a session everywhere: every vehicle it was connected to gets its new app count. */
+  async end(id: string): Promise<void> {
+    if (id.startsWith('-:')) return this.endLocal(id);
+    const removed = await this.store.remove(id);
+    this.dropLocal(id);
+    if (removed) this.store.announceEnd(id);
+  }
+
+  private endLocal(id: string): void {
+    this.anonymousSessions.delete(id);
+    this.dropLocal(id);
+  }
+
+  /** Drops what this node counts of a session that ended. */
+  private dropLocal(id: string): void {
+    const vehicles = this.registered.get(id);
+    if (!vehicles) return;
+    this.registered.delete(id);
+    for (const vehicleId of vehicles.keys()) this.hub.unregisterApiApp(vehicleId, appKey(id));
   }
 
   /** Ends every web session of a user but `keep` (after a password change). */
-  endWebSessions(ownerId: number, keep?: string): void {
-    for (const s of [...this.sessions.values()]) if (s.ownerId === ownerId && s.csrf && s.id !== keep) this.end(s.id);
+  async endWebSessions(ownerId: number, keep?: string): Promise<void> {
+    for (const s of await this.store.byOwner(ownerId)) if (s.csrf && s.id !== keep) await this.end(s.id);
   }
 
   /** Ends the sessions opened with a token that was just revoked. */
-  endByToken(tokenHash: string): void {
-    for (const s of [...this.sessions.values()]) if (s.tokenHash === tokenHash) this.end(s.id);
+  async endByToken(tokenHash: string): Promise<void> {
+    for (const id of await this.store.byToken(tokenHash)) await this.end(id);
   }
 
-  /** Ends the sessions idle for longer than the timeout (call every few seconds). */
-  sweep(): void {
+  /**
+   * Ends the sessions idle for longer than the timeout (call every few seconds), and drops what
+   * this node counts of sessions that ended elsewhere without it hearing of it.
+   */
+  async sweep(): Promise<void> {
     const now = this.hub.now();
-    for (const s of [...this.sessions.values()]) if (now - s.lastUsed > this.timeoutMs) this.end(s.id);
+    for (const [id, a] of [...this.anonymousSessions]) if (now - a.lastUsed > this.timeoutMs) this.endLocal(id);
+    for (const id of await this.store.expired(now, this.timeoutMs)) await this.end(id);
+    const ids = [...this.registered.keys()].filter((id) => !id.startsWith('-:'));
+    if (ids.length === 0) return;
+    const exist = await this.store.exist(ids);
+    ids.forEach((id, k) => {
+      if (!exist[k]) this.dropLocal(id);
+    });
   }
 
-  get size(): number {
-    return this.sessions.size;
+  /** Sessions this node counts as apps (for tests and metrics). */
+  get registeredCount(): number {
+    return this.registered.size;
   }
 }

@@ -5,11 +5,11 @@ import type { ApiRoute } from './call.js';
 
 export const login: ApiRoute = {
   rights: ['session'],
-  handler({ ctx, req, reply, principal }) {
+  async handler({ ctx, req, reply, principal }) {
     // a cookie naming a live session: that session ends first
     const old = sessionCookie(req.headers.cookie, ctx.cookieNames);
-    if (old) ctx.sessions.end(old);
-    const s = ctx.sessions.create({ id: principal.ownerId, name: principal.ownerName }, principal.permit, principal.tokenHash);
+    if (old) await ctx.sessions.end(old);
+    const s = await ctx.sessions.create({ id: principal.ownerId, name: principal.ownerName }, principal.permit, principal.tokenHash);
     // bare header, no attributes: some clients split the raw header (http-api-v2.md §4.1)
     reply.header('Set-Cookie', `${ctx.cookieNames[0]}=${s.id}`);
     return sendText(reply, 200, 'Login ok');
@@ -18,9 +18,9 @@ export const login: ApiRoute = {
 
 export const logout: ApiRoute = {
   rights: ['session'],
-  handler({ ctx, req, reply }) {
+  async handler({ ctx, req, reply }) {
     const id = sessionCookie(req.headers.cookie, ctx.cookieNames);
-    if (id) ctx.sessions.end(id);
+    if (id) await ctx.sessions.end(id);
     return sendText(reply, 200, 'Logout ok');
   },
 };

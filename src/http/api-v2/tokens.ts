@@ -92,7 +92,7 @@ export const deleteToken: ApiRoute = {
     if (/^[0-9a-f]{64}$/i.test(given)) candidates.push(given.toLowerCase());
     for (const hash of candidates) {
       if (await ctx.store.removeApiToken(principal.ownerId, hash)) {
-        ctx.sessions.endByToken(hash);
+        await ctx.sessions.endByToken(hash);
         ctx.log.info({ user: principal.ownerName }, 'API token revoked');
         break;
       }

@@ -28,7 +28,7 @@ export const connectVehicle: ApiRoute = {
     const { ctx, reply } = call;
     const vehicle = await ownVehicle(call);
     if (!vehicle) return forbidden(reply);
-    const firstPeer = ctx.sessions.connect(sessionOf(call, true)!, vehicle.id);
+    const firstPeer = await ctx.sessions.connect(sessionOf(call, true)!, vehicle.id);
     const messages = await ctx.store.getCarMessages(vehicle.id);
     const sTime = messages.find((m) => m.code === 'S')?.time;
     return sendJson(reply, 200, vehicleConnectBody(ctx.hub.counts(vehicle.id), firstPeer, sTime, ctx.hub.seconds()));

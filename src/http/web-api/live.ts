@@ -52,8 +52,15 @@ export const live: ApiRoute = {
     const pingMs = Math.max(1000, Math.min(PING_MS, Math.floor(ctx.sessions.timeoutMs / 3)));
     const timer = setInterval(() => {
       // the stream keeps its session alive; when the session ended (sign-out, revoked token), it ends
-      if (sessionId !== undefined && !ctx.sessions.use(sessionId)) return finish();
       if (open) res.write(': ping\n\n');
+      if (sessionId === undefined) return;
+      ctx.sessions.use(sessionId).then(
+        (s) => {
+          if (!s) finish();
+        },
+        // the sessions are out of reach for a moment (a cluster's Redis): the stream goes on
+        (err: unknown) => ctx.log.warn({ err }, 'live stream: session check failed'),
+      );
     }, pingMs);
     timer.unref();
     function finish(): void {

@@ -31,7 +31,7 @@ export const changePassword: ApiRoute = {
     // not through the check queue: only an owner who proved the current password gets here
     await ctx.store.setOwnerPassword(owner.name, await hashPassword(next));
     ctx.guard.throttle.forget(userAccount(owner.name));
-    ctx.sessions.endWebSessions(owner.id, principal.session?.id);
+    await ctx.sessions.endWebSessions(owner.id, principal.session?.id);
     ctx.log.info({ user: owner.name }, 'password changed');
     return status(call.reply, 204).send();
   },

@@ -34,8 +34,8 @@ export const signIn: ApiRoute = {
     if (isThrottled(principal)) return loginThrottled(call, principal.retryAfterSeconds);
     if (!principal || !hasRight(principal.permit, 'session')) return jsonError(call, 401, 'VTS_ERR_AUTH', 'wrong user name or password');
     const old = sessionCookie(req.headers.cookie, ctx.cookieNames);
-    if (old) ctx.sessions.end(old);
-    const s = ctx.sessions.create({ id: principal.ownerId, name: principal.ownerName }, principal.permit, principal.tokenHash, true);
+    if (old) await ctx.sessions.end(old);
+    const s = await ctx.sessions.create({ id: principal.ownerId, name: principal.ownerName }, principal.permit, principal.tokenHash, true);
     const secure = req.protocol === 'https' ? '; Secure' : '';
     reply.header('Set-Cookie', `${ctx.cookieNames[0]}=${s.id}; Path=/; HttpOnly; SameSite=Strict${secure}`);
     ctx.log.info({ user: principal.ownerName }, 'web sign-in');
@@ -52,9 +52,9 @@ export const whoAmI: ApiRoute = {
 };
 
 export const signOut: ApiRoute = {
-  handler(call) {
+  async handler(call) {
     const s = call.principal.session;
-    if (s) call.ctx.sessions.end(s.id);
+    if (s) await call.ctx.sessions.end(s.id);
     const secure = call.req.protocol === 'https' ? '; Secure' : '';
     call.reply.header('Set-Cookie', `${call.ctx.cookieNames[0]}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${secure}`);
     return status(call.reply, 204).send();
