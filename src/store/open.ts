@@ -1,7 +1,10 @@
 /**
- * Opens the store of a data directory: `<dataDir>/vts.sqlite`. What can go wrong on the way (the
- * folder is a file, no permission, a read-only file system, a file that is not a database) becomes
- * one VtsError that names the path and says what to do; the system error is its cause.
+ * The one entry point that opens a store: the SQLite database of a data directory,
+ * `<dataDir>/vts.sqlite`, or the PostgreSQL database of a `--database postgres://…` URL
+ * (src/store/postgres/). What can go wrong on the way (the folder is a file, no permission, a
+ * read-only file system, a file that is not a database; a database server that cannot be reached
+ * or refuses the login) becomes one VtsError that names the place and says what to do; the
+ * system error is its cause.
  */
 import { accessSync, chmodSync, closeSync, constants, openSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -9,16 +12,23 @@ import { VtsError, isVtsError } from '../errors.js';
 import { makeFolder } from '../make-folder.js';
 import type { Store, StoreOptions } from './store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
+import { openPgStore } from './postgres/pg-open.js';
+import { describePgError, pgTarget } from './postgres/pg-errors.js';
 
 export const SQLITE_FILE_NAME = 'vts.sqlite';
 
 export interface OpenStoreOptions extends StoreOptions {
   /**
+   * A `postgres://` or `postgresql://` URL: the PostgreSQL database there instead of the SQLite
+   * file of the data dir (unset or empty: SQLite).
+   */
+  database?: string;
+  /**
    * Whether a missing data directory and database are created (the default). false: they must
    * exist (commands that read, or change what is there), else VTS_ERR_NO_DATABASE.
    */
   create?: boolean;
-  /** Told, once, that a new database file was created (its path as the data dir was given). */
+  /** Told, once, that a new database was created (the file's path as the data dir was given, or the database URL without password). */
   onCreated?: (file: string) => void;
 }
 
@@ -31,10 +41,28 @@ export function databaseFile(dataDir: string): string {
 
 const CREATE_HINT = "check --data-dir, or create one with 'vts user add NAME --password -' or 'vts serve'";
 
+/** The PostgreSQL URL of `--database`, undefined for SQLite; anything else is VTS_ERR_CONFIG (without echoing it: it may hold a password). */
+function databaseUrl(database: string | undefined): string | undefined {
+  if (database === undefined || database === '') return undefined;
+  if (/^postgres(ql)?:\/\//i.test(database)) return database;
+  throw new VtsError(
+    'VTS_ERR_CONFIG',
+    '--database takes a PostgreSQL URL, postgres://user:password@host:port/database (or postgresql://); leave it out for the SQLite database in --data-dir',
+  );
+}
+
 /**
- * Refuses a data dir, or a database file, that does not exist, before a command that needs one
- * asks for anything (a password) or opens it.
+ * Refuses a database that does not exist, before a command that needs one asks for anything (a
+ * password) or opens it: a data dir or its database file (SQLite), or a PostgreSQL schema without
+ * vts's tables.
  */
+export async function requireStore(dataDir: string, database: string | undefined): Promise<void> {
+  const url = databaseUrl(database);
+  if (url === undefined) return requireDatabase(dataDir);
+  await (await openPgStore(url, { create: false })).close();
+}
+
+/** `requireStore` for the SQLite database of a data dir. */
 export function requireDatabase(dataDir: string): void {
   const file = databaseFile(dataDir);
   const dir = kind(dataDir);
@@ -53,6 +81,8 @@ export function requireDatabase(dataDir: string): void {
  * files with the database file's mode.
  */
 export async function openStore(dataDir: string, opts: OpenStoreOptions = {}): Promise<Store> {
+  const url = databaseUrl(opts.database);
+  if (url !== undefined) return openPgStore(url, opts);
   const file = join(dataDir, SQLITE_FILE_NAME);
   let created = false;
   if (opts.create === false) {
@@ -168,11 +198,14 @@ function sqliteCode(err: unknown): string | undefined {
 }
 
 /**
- * One line for an error of SQLite (or the file system) on the database of `dataDir`: opening it,
- * or a command's reads and writes. VtsErrors and errors of other kinds are returned as they are.
+ * One line for an error of the database (SQLite or the file system on `dataDir`, or PostgreSQL at
+ * `database`): opening it, or a command's reads and writes. VtsErrors and errors of other kinds
+ * are returned as they are.
  */
-export function describeStoreError(err: unknown, dataDir: string): unknown {
+export function describeStoreError(err: unknown, dataDir: string, database?: string): unknown {
   if (isVtsError(err)) return err;
+  const url = databaseUrl(database);
+  if (url !== undefined) return describePgError(err, pgTarget(url));
   const code = sqliteCode(err);
   if (!code) return errnoCode(err) ? describeFsError(err, dataDir, dataDir) : err;
   const file = databaseFile(dataDir);
