@@ -14,6 +14,7 @@ import { DEFAULT_LOGIN_TIMEOUT_MS, startServer, type ServerConfig } from '../ser
 
 interface ServeOptions {
   dataDir: string;
+  database?: string;
   bind?: string;
   mpPort: number;
   mpTlsPort: number;
@@ -221,6 +222,7 @@ export function registerServe(program: Command): void {
     const log = createLogger(o.logLevel);
     const config: ServerConfig = {
       dataDir: o.dataDir,
+      database: o.database,
       bind: o.bind,
       mpPort: o.mpPort,
       mpTlsPort: o.mpTlsPort,

@@ -1,6 +1,6 @@
 /**
- * What the admin commands (`vts user …`, `vts vehicle …`) share: the `--data-dir`/`--config`
- * options, opening the store for the duration of one command, reading a password from stdin,
+ * What the admin commands (`vts user …`, `vts vehicle …`) share: the `--data-dir`, `--database`
+ * and `--config` options, opening the store for the duration of one command, reading a password from stdin,
  * input validation at the edge and plain-text tables.
  */
 import type { Readable } from 'node:stream';
@@ -8,11 +8,13 @@ import type { Command } from 'commander';
 import { addConfigFileOption, addConfigOption } from '../config.js';
 import { passwordProblem } from '../core/auth/password-rule.js';
 import { VtsError } from '../errors.js';
-import { describeStoreError, openStore } from '../store/open.js';
+import { describeStoreError, openStore, requireStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
 
 export interface StoreCommandOptions {
   dataDir: string;
+  /** A PostgreSQL URL: that database instead of the SQLite file of the data dir. */
+  database?: string;
   config?: string;
 }
 
@@ -21,22 +23,41 @@ function parseDataDir(value: string): string {
   return value;
 }
 
-/** Adds `--config` and `--data-dir` (env VTS_DATA_DIR, default ./data) to an admin command and to serve. */
+/**
+ * Adds `--config`, `--data-dir` (env VTS_DATA_DIR, default ./data) and `--database` (env
+ * VTS_DATABASE) to an admin command and to serve. `--database` is checked when the store opens,
+ * not by the option parser, which would print the value (and its password) in its error.
+ */
 export function addStoreOptions(cmd: Command): Command {
   addConfigFileOption(cmd);
   addConfigOption(cmd, '--data-dir <dir>', 'folder of the SQLite database', { default: './data', parse: parseDataDir });
+  addConfigOption(cmd, '--database <url>', 'PostgreSQL instead of SQLite: postgres://user:password@host:port/database');
   return cmd;
 }
 
 /**
- * Opens the store of a data directory, runs `fn`, and closes the store again: an admin command
+ * Refuses a database that does not exist before a command asks for a password: a mistyped
+ * --data-dir, or a PostgreSQL schema without vts's tables.
+ */
+export async function requireStoreOf(o: StoreCommandOptions): Promise<void> {
+  try {
+    await requireStore(o.dataDir, o.database);
+  } catch (err) {
+    throw describeStoreError(err, o.dataDir, o.database);
+  }
+}
+
+/**
+ * Opens the store (the SQLite file of the data dir, or the PostgreSQL database of --database),
+ * runs `fn`, and closes the store again: an admin command
  * holds the database only as long as it needs it (the server may be using the same file).
  * The database must exist (a mistyped --data-dir is an error, not a new empty database) unless
  * `create` is set; then a new one is announced on stderr, once, when it is made. Errors of the
  * database (permission, read-only file system, not a database) become one-line VtsErrors.
  */
-export async function withStore<T>(dataDir: string, fn: (store: Store) => Promise<T>, opts: { create?: boolean } = {}): Promise<T> {
-  const store = await openStore(dataDir, {
+export async function withStore<T>(o: StoreCommandOptions, fn: (store: Store) => Promise<T>, opts: { create?: boolean } = {}): Promise<T> {
+  const store = await openStore(o.dataDir, {
+    database: o.database,
     create: opts.create === true,
     onCreated: (file) => process.stderr.write(`vts: created a new database at ${file}\n`),
   });
@@ -45,12 +66,12 @@ export async function withStore<T>(dataDir: string, fn: (store: Store) => Promis
     result = await fn(store);
   } catch (err) {
     await store.close().catch(() => undefined);
-    throw describeStoreError(err, dataDir);
+    throw describeStoreError(err, o.dataDir, o.database);
   }
   try {
     await store.close();
   } catch (err) {
-    throw describeStoreError(err, dataDir);
+    throw describeStoreError(err, o.dataDir, o.database);
   }
   return result;
 }

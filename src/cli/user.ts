@@ -6,11 +6,11 @@ import { MIN_PASSWORD_LENGTH } from '../core/auth/password-rule.js';
 import { normaliseRights } from '../core/auth/rights.js';
 import { formatUtc } from '../core/time.js';
 import { VtsError } from '../errors.js';
-import { requireDatabase } from '../store/open.js';
 import {
   addStoreOptions,
   formatTable,
   passwordFromOption,
+  requireStoreOf,
   say,
   validateUserName,
   validateUserPassword,
@@ -58,7 +58,7 @@ export function registerUser(program: Command): void {
     const rights = validateRights(o.rights);
     const hash = await hashPassword(await readPassword(o.password));
     // the first user of a new server may create its database (said once on stderr)
-    await withStore(o.dataDir, (store) => store.addOwner(name, hash, rights), { create: true });
+    await withStore(o, (store) => store.addOwner(name, hash, rights), { create: true });
     say(`user ${name} added`);
   });
 
@@ -70,9 +70,9 @@ export function registerUser(program: Command): void {
   addStoreOptions(passwd).action(async (nameArg: string) => {
     const o = resolveOptions<PasswordOptions>(passwd);
     const name = validateUserName(nameArg);
-    requireDatabase(o.dataDir); // before the password is asked for
+    await requireStoreOf(o); // before the password is asked for
     const hash = await hashPassword(await readPassword(o.password));
-    const found = await withStore(o.dataDir, (store) => store.setOwnerPassword(name, hash));
+    const found = await withStore(o, (store) => store.setOwnerPassword(name, hash));
     if (!found) throw new VtsError('VTS_ERR_UNKNOWN_USER', name);
     say(`password of user ${name} changed`);
   });
@@ -83,7 +83,7 @@ export function registerUser(program: Command): void {
     .option('--json', 'print a JSON array');
   addStoreOptions(list).action(async () => {
     const o = resolveOptions<ListOptions>(list);
-    const rows = await withStore(o.dataDir, async (store) => {
+    const rows = await withStore(o, async (store) => {
       const [owners, vehicles] = await Promise.all([store.listOwners(), store.listVehicles()]);
       const counts = new Map<number, number>();
       for (const v of vehicles) counts.set(v.ownerId, (counts.get(v.ownerId) ?? 0) + 1);
@@ -113,7 +113,7 @@ export function registerUser(program: Command): void {
   addStoreOptions(remove).action(async (nameArg: string) => {
     const o = resolveOptions<StoreCommandOptions>(remove);
     const name = validateUserName(nameArg);
-    const found = await withStore(o.dataDir, (store) => store.removeOwner(name));
+    const found = await withStore(o, (store) => store.removeOwner(name));
     if (!found) throw new VtsError('VTS_ERR_UNKNOWN_USER', name);
     say(`user ${name} removed`);
   });

@@ -3,12 +3,12 @@ import type { Command } from 'commander';
 import { resolveOptions } from '../config.js';
 import { formatUtc } from '../core/time.js';
 import { VtsError } from '../errors.js';
-import { requireDatabase } from '../store/open.js';
 import type { VehicleType } from '../store/store.js';
 import {
   addStoreOptions,
   formatTable,
   passwordFromOption,
+  requireStoreOf,
   say,
   validateCarPassword,
   validateUserName,
@@ -55,9 +55,9 @@ export function registerVehicle(program: Command): void {
     const ownerName = validateUserName(o.owner);
     const name = validateVehicleName(o.name);
     const type = validateType(o.type);
-    requireDatabase(o.dataDir); // before the password is asked for (a new database has no owner anyway)
+    await requireStoreOf(o); // before the password is asked for (a new database has no owner anyway)
     const carPassword = validateCarPassword(await passwordFromOption(o.password, 'car password'));
-    await withStore(o.dataDir, async (store) => {
+    await withStore(o, async (store) => {
       const owner = await store.getOwnerByName(ownerName);
       if (!owner) throw new VtsError('VTS_ERR_UNKNOWN_USER', ownerName);
       await store.addVehicle({ id, ownerId: owner.id, name, carPassword, type });
@@ -73,7 +73,7 @@ export function registerVehicle(program: Command): void {
   addStoreOptions(list).action(async () => {
     const o = resolveOptions<ListOptions>(list);
     const ownerName = o.owner === undefined ? undefined : validateUserName(o.owner);
-    const vehicles = await withStore(o.dataDir, async (store) => {
+    const vehicles = await withStore(o, async (store) => {
       if (ownerName === undefined) return store.listVehicles();
       const owner = await store.getOwnerByName(ownerName);
       if (!owner) throw new VtsError('VTS_ERR_UNKNOWN_USER', ownerName);
@@ -106,7 +106,7 @@ export function registerVehicle(program: Command): void {
   addStoreOptions(remove).action(async (idArg: string) => {
     const o = resolveOptions<StoreCommandOptions>(remove);
     const id = validateVehicleId(idArg);
-    const found = await withStore(o.dataDir, (store) => store.removeVehicle(id));
+    const found = await withStore(o, (store) => store.removeVehicle(id));
     if (!found) throw new VtsError('VTS_ERR_UNKNOWN_VEHICLE', id);
     say(`vehicle ${id} removed`);
   });
