@@ -15,7 +15,7 @@ test('a password change in another process takes effect at once, also for a cach
   assert.equal(h.t.server.credentials.size, 1, 'the verified password is remembered');
   assert.equal((await h.asDemo('/api/vehicles')).status, 200);
 
-  const cli = await openStore(h.t.dataDir);
+  const cli = await openStore(h.t.dataDir, { database: h.t.database });
   try {
     assert.ok(await cli.setOwnerPassword('demo', await hashPassword('newpass', { N: 1024, r: 8, p: 1 })));
   } finally {

@@ -131,10 +131,16 @@ test('the module reconnects after the server restarts', async (t) => {
   const dataDir = srv.dataDir;
   await srv.server.close();
   await eventually(() => (mod.v2?.connected ? undefined : true), 'the module notices the drop');
-  const again = await startServer({ dataDir, bind: '127.0.0.1', mpPort: port, mpTlsPort: 0, httpPort: 0, httpsPort: 0 }, quiet);
-  t.after(() => again.close());
-  await eventually(() => (mod.v2?.connected ? true : undefined), 'the module logs in again', 15_000);
-  await eventually(() => (again.hub.counts('EMU0001').net === 1 ? true : undefined), 'the server sees the car');
+  const again = await startServer(
+    { dataDir, database: srv.database, bind: '127.0.0.1', mpPort: port, mpTlsPort: 0, httpPort: 0, httpsPort: 0 },
+    quiet,
+  );
+  try {
+    await eventually(() => (mod.v2?.connected ? true : undefined), 'the module logs in again', 15_000);
+    await eventually(() => (again.hub.counts('EMU0001').net === 1 ? true : undefined), 'the server sees the car');
+  } finally {
+    await again.close(); // before the test's server removes the database (its after hook)
+  }
 });
 
 test('nothing listening: the v2 link says why it waits and when it retries, logs each failure at warn, and stops on stop()', async (t) => {

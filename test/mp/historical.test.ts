@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { MpMessage } from '../../src/mp-client/mp-client.js';
+import { SQLITE_ONLY } from '../support/postgres.js';
 import { harness, m, roundTrip } from './helpers.js';
 
 const VID = 'TESTCAR';
@@ -22,7 +23,7 @@ interface Row {
   expires: number;
 }
 
-test('an h record is durable in the SQLite file when its ack arrives', async (ctx) => {
+test('an h record is durable in the SQLite file when its ack arrives', { skip: SQLITE_ONLY }, async (ctx) => {
   // a long write-behind delay: a buffered (non-durable) write would not be in the file yet
   const h = await harness(ctx, { writeBehindMs: 3000 });
   const { c: car } = await h.car();

@@ -72,7 +72,10 @@ test('Mosquitto: a restarted vts finds the online vehicle from the retained metr
   const server = h.t.server;
   const hub = new Hub(server.store, server.hub.log, server.hub.options);
   const bridge = new MqttBridge(hub, server.store, new ClientPort({ url: 'mqtt://127.0.0.1:1883', log: server.hub.log }), server.hub.log, { clientId: 'vtsrestart' });
-  t.after(() => bridge.close());
-  await bridge.start();
-  await eventually(() => (hub.counts(id).net === 1 ? true : undefined), 'online from the retained s/v3/connected', 10_000);
+  try {
+    await bridge.start();
+    await eventually(() => (hub.counts(id).net === 1 ? true : undefined), 'online from the retained s/v3/connected', 10_000);
+  } finally {
+    await bridge.close(); // before the server (and its store) closes: its timers write to the store
+  }
 });

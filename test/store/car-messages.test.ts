@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { openStore } from '../../src/store/open.js';
-import { freshStore, seed, sleep, SQLITE_FILE } from './helpers.js';
+import { freshStore, seed, sleep, SQLITE_FILE, SQLITE_ONLY } from './helpers.js';
 
 const byCode = <T extends { code: string }>(a: T[]): T[] => [...a].sort((x, y) => (x.code < y.code ? -1 : 1));
 
-test('car messages: upsert per code, case-sensitive codes, read-your-writes before the flush', async (t) => {
+test('car messages: upsert per code, case-sensitive codes, read-your-writes before the flush', { skip: SQLITE_ONLY }, async (t) => {
   const { dir, store } = await freshStore(t, { writeBehindMs: 60_000 });
   await seed(store);
   store.putCarMessage('demo1', { code: 'S', data: 'first', time: 100, paranoid: false, ptoken: '' });
@@ -44,7 +44,7 @@ test('car messages: upsert per code, case-sensitive codes, read-your-writes befo
   assert.equal((await store.getCarMessages('DEMO1')).find((m) => m.code === 'S')?.data, 'third');
 });
 
-test('car messages: committed by the timer and durable after reopening the file', async (t) => {
+test('car messages: committed by the timer and durable after reopening the file', { skip: SQLITE_ONLY }, async (t) => {
   const { dir, store } = await freshStore(t, { writeBehindMs: 20 });
   await seed(store);
   store.putCarMessage('DEMO1', { code: 'D', data: 'd,a,t,a', time: 200, paranoid: false, ptoken: '' });

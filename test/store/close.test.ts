@@ -1,14 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isVtsError } from '../../src/errors.js';
-import { openStore } from '../../src/store/open.js';
-import { tempDir, seed } from './helpers.js';
+import { freshPlace, seed } from './helpers.js';
 
 const closedError = (e: unknown): boolean => isVtsError(e, 'VTS_ERR_STORE_CLOSED');
 
 test('close flushes, then every method rejects or throws VTS_ERR_STORE_CLOSED', async (t) => {
-  const dir = tempDir(t);
-  const store = await openStore(dir, { writeBehindMs: 60_000 });
+  const place = freshPlace(t);
+  const store = await place.open({ writeBehindMs: 60_000 });
   const { owner } = await seed(store);
   store.putCarMessage('DEMO1', { code: 'S', data: 'last words', time: 5, paranoid: false, ptoken: '' });
   store.addUtilisation([{ vehicleId: 'DEMO1', day: 0, clientType: 'C', rx: 1, tx: 1 }]);
@@ -25,15 +24,13 @@ test('close flushes, then every method rejects or throws VTS_ERR_STORE_CLOSED', 
   assert.throws(() => store.addUtilisation([]), closedError);
   assert.throws(() => store.touchApiToken(owner.id, 'x', 1), closedError);
 
-  const reopened = await openStore(dir);
-  t.after(() => reopened.close());
+  const reopened = await place.open();
   assert.equal((await reopened.getCarMessages('DEMO1'))[0]?.data, 'last words');
   assert.equal((await reopened.getUtilisation('DEMO1', 0)).length, 1);
 });
 
 test('a read waiting for a flush when the store closes rejects cleanly', async (t) => {
-  const dir = tempDir(t);
-  const store = await openStore(dir);
+  const store = await freshPlace(t).open();
   await seed(store);
   await store.addHistorical({ vehicleId: 'DEMO1', type: 'T', recordNumber: 0, time: 1, data: '', expires: 2 });
   const read = store.getHistorical('DEMO1', 'T', 0);

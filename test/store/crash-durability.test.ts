@@ -4,19 +4,17 @@
  * kill -9 that follows at once. Each loop: a car sends new values, the test waits until a client
  * sees them, kills the server with SIGKILL straight away, starts it again on the same data dir and
  * reads the values back. The kill lands well within the write-behind delay (100 ms), so a server
- * that shows buffered writes before committing them fails this nearly every loop.
+ * that shows buffered writes before committing them fails this nearly every loop. On the SQLite
+ * file of a data dir, or on PostgreSQL with VTS_TEST_DATABASE (`vts serve --database`).
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { hashPassword } from '../../src/auth/password.js';
 import { MpClient } from '../../src/mp-client/mp-client.js';
-import { openStore } from '../../src/store/open.js';
+import { freshPlace, type Place } from './helpers.js';
 
 const MAIN = new URL('../../src/cli/main.ts', import.meta.url).pathname;
 const LOOPS = 9;
@@ -36,10 +34,11 @@ after(() => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
 });
 
-async function serve(dataDir: string): Promise<Server> {
+async function serve(place: Place): Promise<Server> {
+  const database = place.database === undefined ? [] : ['--database', place.database];
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', MAIN, 'serve', '--data-dir', dataDir, '--bind', '127.0.0.1', '--mp-port', '0', '--http-port', '0',
+    ['--import', 'tsx', MAIN, 'serve', '--data-dir', place.dir, ...database, '--bind', '127.0.0.1', '--mp-port', '0', '--http-port', '0',
       '--https-port', '0', '--mp-tls-port', '0', '--mqtt-port', 'off', '--rate-limit-burst', '0', '--log-level', 'warn'],
     { env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VTS_'))), stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -125,15 +124,14 @@ function liveStatus(port: number, wanted: string): { opened: Promise<void>; seen
 }
 
 test('kill -9 right after a client saw a car message: after a restart it is still there', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'vts-crash-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const store = await openStore(dir);
+  const place = freshPlace(t);
+  const store = await place.open();
   const owner = await store.addOwner('demo', await hashPassword('demopass', { N: 1024, r: 8, p: 1 }), '*');
   await store.addVehicle({ id: VEHICLE, ownerId: owner.id, name: VEHICLE, carPassword: NETPASS });
   await store.close();
 
   const lost: string[] = [];
-  let server = await serve(dir);
+  let server = await serve(place);
   for (let k = 1; k <= LOOPS; k++) {
     const witness = WITNESSES[k % WITNESSES.length]!;
     const { S, D } = values(k);
@@ -156,10 +154,10 @@ test('kill -9 right after a client saw a car message: after a restart it is stil
     await kill9(server);
     await Promise.all([car.closed, app?.closed]);
 
-    server = await serve(dir);
+    server = await serve(place);
     const after = await status(server.http);
     if (after.soc !== String(10 + k)) lost.push(`loop ${k} (${witness}): S soc ${String(after.soc)}, sent ${10 + k}`);
-    const s2 = await openStoreReadOnly(dir);
+    const s2 = await openStoreReadOnly(place);
     if (s2.D !== D) lost.push(`loop ${k} (${witness}): D ${s2.D ?? 'missing'}`);
   }
   await kill9(server);
@@ -167,8 +165,8 @@ test('kill -9 right after a client saw a car message: after a restart it is stil
 });
 
 /** The stored D of the vehicle, read by a second connection while the server runs. */
-async function openStoreReadOnly(dir: string): Promise<{ D: string | undefined }> {
-  const s = await openStore(dir, { create: false });
+async function openStoreReadOnly(place: Place): Promise<{ D: string | undefined }> {
+  const s = await place.open({ create: false });
   try {
     return { D: (await s.getCarMessages(VEHICLE)).find((m) => m.code === 'D')?.data };
   } finally {

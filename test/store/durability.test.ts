@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { freshStore, seed, sleep, SQLITE_FILE } from './helpers.js';
+import { freshStore, seed, sleep, SQLITE_FILE, SQLITE_ONLY } from './helpers.js';
 
 const msg = (data: string, time = 100) => ({ code: 'S', data, time, paranoid: false, ptoken: '' });
 
@@ -19,7 +19,7 @@ function committedRows(t: { after: (fn: () => void) => void }, dir: string): () 
   return () => (stmt.all() as { row: string }[]).map((r) => r.row);
 }
 
-test('afterCommit: at once when nothing is buffered, else once the write is committed, at the end of the turn', async (t) => {
+test('afterCommit: at once when nothing is buffered, else once the write is committed, at the end of the turn', { skip: SQLITE_ONLY }, async (t) => {
   const { dir, store } = await freshStore(t, { writeBehindMs: 60_000 });
   await seed(store);
   const rows = committedRows(t, dir);
@@ -52,7 +52,7 @@ test('afterCommit: callbacks wait for the batch in flight and the pending one, i
   assert.deepEqual(seen, ['a', 'b', 'a.1']);
 });
 
-test('a read of a buffered vehicle waits for its commit and returns what is committed; another vehicle is read at once', async (t) => {
+test('a read of a buffered vehicle waits for its commit and returns what is committed; another vehicle is read at once', { skip: SQLITE_ONLY }, async (t) => {
   const { dir, store } = await freshStore(t, { writeBehindMs: 60_000 });
   await seed(store);
   await seed(store, 'DEMO2');
@@ -77,7 +77,7 @@ test('a read of a buffered vehicle waits for its commit and returns what is comm
   assert.equal((await vehicle)?.lastUpdate, 123);
 });
 
-test('a failed commit: callbacks still run in order, the failure is reported, the store goes on', async (t) => {
+test('a failed commit: callbacks still run in order, the failure is reported, the store goes on', { skip: SQLITE_ONLY }, async (t) => {
   const errors: unknown[] = [];
   const { dir, store } = await freshStore(t, { writeBehindMs: 60_000, onBackgroundError: (e) => errors.push(e) });
   await seed(store);
@@ -102,7 +102,7 @@ test('a failed commit: callbacks still run in order, the failure is reported, th
   assert.deepEqual((await store.getCarMessages('DEMO1')).map((x) => x.data), ['kept']);
 });
 
-test('the write-behind commits with synchronous=NORMAL, a durable batch and direct writes with FULL', async (t) => {
+test('the write-behind commits with synchronous=NORMAL, a durable batch and direct writes with FULL', { skip: SQLITE_ONLY }, async (t) => {
   const { store } = await freshStore(t, { writeBehindMs: 60_000 });
   await seed(store);
   // looked at through the store's connection: the setting in force when each batch is committed
@@ -125,7 +125,7 @@ test('the write-behind commits with synchronous=NORMAL, a durable batch and dire
   assert.equal(sync(), FULL, 'back to FULL for direct writes');
 });
 
-test('a commit that finds the database locked by another process is tried again: nothing is lost', async (t) => {
+test('a commit that finds the database locked by another process is tried again: nothing is lost', { skip: SQLITE_ONLY }, async (t) => {
   const errors: unknown[] = [];
   const { dir, store } = await freshStore(t, { writeBehindMs: 60_000, onBackgroundError: (e) => errors.push(e) });
   await seed(store);
@@ -143,7 +143,7 @@ test('a commit that finds the database locked by another process is tried again:
   assert.ok(errors.length >= 1 && /trying again/.test(String(errors[0])), String(errors[0]));
 });
 
-test('a batch that fails for one vehicle still commits the other vehicles\' rows', async (t) => {
+test('a batch that fails for one vehicle still commits the other vehicles\' rows', { skip: SQLITE_ONLY }, async (t) => {
   const { dir, store } = await freshStore(t, { writeBehindMs: 60_000 });
   await seed(store);
   const owner = (await store.getVehicle('DEMO1'))!.ownerId;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import type { HistoricalRecord } from '../../src/store/store.js';
-import { freshStore, seed, SQLITE_FILE } from './helpers.js';
+import { freshStore, seed, SQLITE_FILE, SQLITE_ONLY } from './helpers.js';
 
 const rec = (recordNumber: number, data: string): HistoricalRecord => ({
   vehicleId: 'DEMO1',
@@ -14,7 +14,7 @@ const rec = (recordNumber: number, data: string): HistoricalRecord => ({
   expires: 1e10,
 });
 
-test('durable addHistorical is visible to a second connection once it resolves; buffered ones after the flush', async (t) => {
+test('durable addHistorical is visible to a second connection once it resolves; buffered ones after the flush', { skip: SQLITE_ONLY }, async (t) => {
   const { dir, store } = await freshStore(t, { writeBehindMs: 60_000 });
   await seed(store);
   const other = new Database(join(dir, SQLITE_FILE), { readonly: true });
@@ -39,7 +39,7 @@ test('durable addHistorical is visible to a second connection once it resolves; 
   assert.deepEqual(rows(), ['buffered', 'durable a', 'durable b', 'buffered later']);
 });
 
-test('a durable write whose commit fails rejects; background failures go to onBackgroundError', async (t) => {
+test('a durable write whose commit fails rejects; background failures go to onBackgroundError', { skip: SQLITE_ONLY }, async (t) => {
   const errors: unknown[] = [];
   const { dir, store } = await freshStore(t, { writeBehindMs: 10, onBackgroundError: (e) => errors.push(e) });
   await seed(store);

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { isVtsError } from '../../src/errors.js';
 import { openStore } from '../../src/store/open.js';
 import { SCHEMA_VERSION } from '../../src/store/sqlite/migrations.js';
-import { SQLITE_FILE, tempDir } from './helpers.js';
+import { SQLITE_FILE, SQLITE_ONLY, tempDir } from './helpers.js';
 
-test('a fresh file gets the whole schema, WAL mode and private permissions', async (t) => {
+test('a fresh file gets the whole schema, WAL mode and private permissions', { skip: SQLITE_ONLY }, async (t) => {
   const parent = tempDir(t);
   const dir = join(parent, 'nested', 'data');
   const store = await openStore(dir);
@@ -38,7 +38,7 @@ test('a fresh file gets the whole schema, WAL mode and private permissions', asy
   }
 });
 
-test('reopening keeps the data and does not migrate again', async (t) => {
+test('reopening keeps the data and does not migrate again', { skip: SQLITE_ONLY }, async (t) => {
   const dir = tempDir(t);
   const a = await openStore(dir);
   await a.addOwner('demo', 'h', '*');
@@ -52,7 +52,7 @@ test('reopening keeps the data and does not migrate again', async (t) => {
   assert.equal((await c.listOwners()).length, 1);
 });
 
-test('a database written by a newer vts is refused', async (t) => {
+test('a database written by a newer vts is refused', { skip: SQLITE_ONLY }, async (t) => {
   const dir = tempDir(t);
   await (await openStore(dir)).close();
   const db = new Database(join(dir, SQLITE_FILE));

@@ -1,11 +1,10 @@
 /**
- * The store's read cache of vehicles and stored car messages (src/store/sqlite/read-cache.ts):
- * reads after the store's own writes see them, and a change committed by another process (the
- * admin CLI on the same database) is seen at once.
+ * The store's read cache of vehicles and stored car messages (src/store/read-cache.ts; the
+ * PostgreSQL store keeps none): reads after the store's own writes see them, and a change
+ * committed by another process (the admin CLI, another node on the same database) is seen at once.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openStore } from '../../src/store/open.js';
 import { freshStore, seed, sleep } from './helpers.js';
 
 const msg = (data: string, time: number) => ({ code: 'S', data, time, paranoid: false, ptoken: '' });
@@ -33,14 +32,14 @@ test('own writes: a new car message, a paranoid token and a removal are seen by 
 });
 
 test('another process removes and re-adds the vehicle: the server sees it at once, old messages gone', async (t) => {
-  const { dir, store } = await freshStore(t, { writeBehindMs: 5 });
+  const { open, store } = await freshStore(t, { writeBehindMs: 5 });
   const { owner } = await seed(store);
   store.putCarMessage('DEMO1', msg('old', 100));
   await store.flush();
   assert.equal((await store.getCarMessages('DEMO1')).length, 1);
   assert.equal((await store.getVehicle('DEMO1'))?.name, 'Demo car');
 
-  const cli = await openStore(dir);
+  const cli = await open();
   try {
     assert.ok(await cli.removeVehicle('DEMO1'));
     await sleep(2); // the store looks for other processes' commits at most once a millisecond
@@ -57,7 +56,7 @@ test('another process removes and re-adds the vehicle: the server sees it at onc
 });
 
 test('owners and API tokens: own writes and another process\'s are seen by the next read', async (t) => {
-  const { dir, store } = await freshStore(t);
+  const { open, store } = await freshStore(t);
   const { owner } = await seed(store);
   const token = { ownerId: owner.id, tokenHash: 'a'.repeat(64), application: 'x', purpose: 'y', permit: 'auth', created: 1, lastUsed: null };
   assert.equal(await store.findApiToken(owner.id, token.tokenHash), undefined, 'not there (remembered as absent)');
@@ -65,7 +64,7 @@ test('owners and API tokens: own writes and another process\'s are seen by the n
   assert.equal((await store.findApiToken(owner.id, token.tokenHash))?.permit, 'auth', 'own add forgets the absence');
   assert.equal((await store.getOwnerByName('DEMO'))?.passwordHash, 'hash', 'names fold case');
 
-  const cli = await openStore(dir);
+  const cli = await open();
   try {
     assert.ok(await cli.setOwnerPassword('demo', 'changed'));
     await sleep(2);

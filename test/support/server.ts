@@ -1,4 +1,8 @@
-/** Starts a real vts server (real sockets, real SQLite file in a temporary folder) for a test. */
+/**
+ * Starts a real vts server (real sockets, a real SQLite file in a temporary folder) for a test;
+ * with VTS_TEST_DATABASE=postgres://…, on a PostgreSQL schema of its own in that database, dropped
+ * at `close()` (test/support/postgres.ts).
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +10,7 @@ import { Writable } from 'node:stream';
 import { hashPassword } from '../../src/auth/password.js';
 import { createLogger } from '../../src/log.js';
 import { startServer, type RunningServer, type ServerConfig } from '../../src/server.js';
+import { TEST_DATABASE, freshSchema } from './postgres.js';
 
 export const FIXTURES = new URL('../fixtures/', import.meta.url);
 export const TLS_CERT = new URL('tls/cert.pem', FIXTURES).pathname;
@@ -17,6 +22,8 @@ const TEST_COST = { N: 1024, r: 8, p: 1 };
 export interface TestServer {
   server: RunningServer;
   dataDir: string;
+  /** The PostgreSQL URL of the server's database; undefined on SQLite (the file is in dataDir). */
+  database: string | undefined;
   /** Every log line the server wrote (JSON text), for assertions about logging. */
   logs: string[];
   mpPort: number;
@@ -27,6 +34,8 @@ export interface TestServer {
 
 export async function startTestServer(config: Partial<ServerConfig> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'vts-test-'));
+  const schema = TEST_DATABASE && config.database === undefined ? freshSchema(TEST_DATABASE) : undefined;
+  const database = config.database ?? schema?.url;
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
@@ -36,13 +45,21 @@ export async function startTestServer(config: Partial<ServerConfig> = {}): Promi
     },
   });
   const log = createLogger(process.env.VTS_TEST_LOG ?? 'debug', sink);
-  const server = await startServer(
-    { dataDir, bind: '127.0.0.1', mpPort: 0, mpTlsPort: 0, httpPort: 0, httpsPort: 0, writeBehindMs: 20, ...config },
-    log,
-  );
+  let server: RunningServer;
+  try {
+    server = await startServer(
+      { dataDir, database, bind: '127.0.0.1', mpPort: 0, mpTlsPort: 0, httpPort: 0, httpsPort: 0, writeBehindMs: 20, ...config },
+      log,
+    );
+  } catch (err) {
+    await schema?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   return {
     server,
     dataDir,
+    database,
     logs,
     mpPort: server.ports.mp,
     async addUser(name, password, rights = '*') {
@@ -53,8 +70,12 @@ export async function startTestServer(config: Partial<ServerConfig> = {}): Promi
       await server.store.addVehicle({ id, ownerId, name: id, carPassword, type });
     },
     async close() {
-      await server.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      try {
+        await server.close();
+      } finally {
+        await schema?.drop();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     },
   };
 }

@@ -1,6 +1,7 @@
 /**
  * External services some tests need beyond what `npm install` brings: an anonymous Mosquitto on
- * 127.0.0.1:1883 and Debian's Chromium. On a machine without one, the tests that need it are
+ * 127.0.0.1:1883, Debian's Chromium, PostgreSQL (127.0.0.1:5432, or VTS_TEST_DATABASE) and Redis
+ * (127.0.0.1:6379). On a machine without one, the tests that need it are
  * skipped, each with one line that says what is missing and how to get it, and the run still
  * passes. With `VTS_TEST_REQUIRE_SERVICES=1` (set by `.ci/run`) nothing is skipped: a missing
  * service fails those tests with the same line, so CI always runs everything.
@@ -9,7 +10,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createConnection } from 'node:net';
 import { connectAsync } from 'mqtt';
+import pg from 'pg';
+import { PG_TEST_URL } from './postgres.js';
 
 /** True when a missing service must fail the tests instead of skipping them. */
 export const REQUIRE_SERVICES = process.env.VTS_TEST_REQUIRE_SERVICES === '1';
@@ -79,3 +83,41 @@ export async function requireServices(...checks: ServiceCheck[]): Promise<void> 
   const why = await missing(...checks);
   if (why !== null) throw new Error(`${why} (a failure, not a skip: VTS_TEST_REQUIRE_SERVICES=1)`);
 }
+
+/** A login to the PostgreSQL of the tests (VTS_TEST_DATABASE, else this machine's `test` database). */
+export const postgres: ServiceCheck = async () => {
+  const shown = PG_TEST_URL.replace(/\/\/[^@/]*@/, '//');
+  const client = new pg.Client({ connectionString: PG_TEST_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return null;
+  } catch (err) {
+    const why = (err as { code?: unknown }).code ?? (err as Error).message;
+    return (
+      `needs PostgreSQL at ${shown} (${String(why)}): apt-get install postgresql, then ` +
+      '`pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start` (.ci/run starts it)'
+    );
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+};
+
+/** A Redis on 127.0.0.1:6379 that answers PING. */
+export const redis: ServiceCheck = () =>
+  new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port: 6379 });
+    const done = (why: string | null): void => {
+      socket.destroy();
+      resolve(
+        why === null
+          ? null
+          : `needs Redis on 127.0.0.1:6379 (${why}): apt-get install redis-server, then ` +
+              '`redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log` (.ci/run starts it)',
+      );
+    };
+    socket.setTimeout(3000, () => done('no answer'));
+    socket.on('error', (err: NodeJS.ErrnoException) => done(err.code ?? err.message));
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk) => done(chunk.toString().startsWith('+PONG') ? null : chunk.toString().trim()));
+  });
