@@ -17,7 +17,7 @@ import type { EventMode } from './mqtt/bridged-vehicle.js';
 import { ClientPort } from './mqtt/client-port.js';
 import { EmbeddedPort } from './mqtt/embedded-port.js';
 import type { HttpContext } from './http/context.js';
-import { JobTable } from './http/command/jobs.js';
+import { CommandJobs, LocalJobRecords } from './hub/command-jobs.js';
 import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL, type WebOptions } from './http/web.js';
 import { startHttpListeners, type HttpListeners } from './http/listener.js';
 import { startOfUtcDay } from './core/time.js';
@@ -198,7 +198,6 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     guard,
     timeouts: { ...DEFAULT_TIMEOUTS, welcomeMs: DEFAULT_LOGIN_TIMEOUT_MS, ...config.timeouts },
     limits: { ...DEFAULT_LIMITS, ...config.limits },
-    carAuthFailed: new Set(),
     credentials,
     nextConnectionId: () => ++connectionIds,
   };
@@ -207,7 +206,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   const commands: CommandService = hub.commands;
   const httpCtx: HttpContext = {
     commands,
-    jobs: new JobTable(),
+    jobs: new CommandJobs(new LocalJobRecords(), hub.commands.options.maxTimeoutMs * (hub.commands.options.maxQueue + 1), Date.now, (err) => log.error({ err }, 'storing a command job failed')),
     commandService: config.commandService ?? 'ovms',
     mqttSuperuser: config.mqttSuperuser || undefined,
     hub,
@@ -369,7 +368,18 @@ async function startMqtt(
   let broker: EmbeddedBroker;
   try {
     broker = await startBroker(
-      { store, credentials: deps.credentials, guard: deps.guard, log, now: hub.now, superuser: config.mqttSuperuser || undefined },
+      {
+        store,
+        credentials: deps.credentials,
+        guard: deps.guard,
+        log,
+        now: hub.now,
+        superuser: config.mqttSuperuser || undefined,
+        clientIds: {
+          claim: (id, user) => hub.cluster.claim('mqtt-client-ids', id, user),
+          release: (id, user) => hub.cluster.release('mqtt-client-ids', id, user),
+        },
+      },
       { host: config.bind, port: m.port, tlsPort: tls ? m.tlsPort : null, wsPort: m.wsPort, tls, loginTimeoutMs: deps.loginTimeoutMs },
     );
   } catch (err) {

@@ -5,7 +5,7 @@ import type { PasswordChecker } from '../auth/password-checker.js';
 import type { RateLimiter } from '../core/rate-limit.js';
 import type { ApiSessions } from '../hub/api-sessions.js';
 import type { CommandService } from '../hub/command-service.js';
-import type { JobTable } from './command/jobs.js';
+import type { CommandJobs } from '../hub/command-jobs.js';
 import type { Hub } from '../hub/hub.js';
 import type { Store } from '../store/store.js';
 import type { WebOptions } from './web.js';
@@ -26,7 +26,7 @@ export interface HttpContext {
   bodyLimit: number;
   commands: CommandService;
   /** Background jobs of the command API. */
-  jobs: JobTable;
+  jobs: CommandJobs;
   /** Path segment of the custom command API (`/api/<service>/cmd`). */
   commandService: string;
   /** The MQTT superuser of `/mqapi` (none when undefined). */

@@ -69,6 +69,8 @@ export interface JobRequest extends Caller {
   kind: CommandKind;
   job: CommandJob;
   timeoutMs?: number;
+  /** Passed on by another node: it runs on this node's links or nowhere (never passed on again). */
+  relayed?: boolean;
   /**
    * Hears, synchronously (before `run` returns), that the command is refused at once: the vehicle
    * is not reachable, its queue is full or the server is shutting down. An MP client's refusal
@@ -76,6 +78,30 @@ export interface JobRequest extends Caller {
    */
   onRefused?(err: VtsError): void;
 }
+
+/**
+ * How the service reaches a vehicle whose link is on another node of a cluster: the job is passed
+ * on to that node's command service, which queues, times and audits it.
+ */
+export interface RemoteRoutes {
+  /** The node that holds the vehicle's link of this transport's kind (`mp`, `mqtt`), or null. */
+  nodeFor(vehicleId: string, transport: string, job: CommandJob): string | null;
+  /**
+   * Runs the job there; its records stream to `req.job.onRecord`. Rejects with the other node's
+   * error (marked `auditedElsewhere`), or with VTS_ERR_NOT_CONNECTED when the node is out of reach.
+   */
+  run(node: string, req: JobRequest): Promise<CommandResult>;
+}
+
+const auditedThere = new WeakSet<object>();
+
+/** Marks an error that the node which ran the command has audited already. */
+export function auditedElsewhere<E extends Error>(err: E): E {
+  auditedThere.add(err);
+  return err;
+}
+
+type Route = { transport: CommandTransport; node?: undefined } | { node: string; transport?: undefined };
 
 export interface CommandResult extends CommandOutcome {
   durationMs: number;
@@ -121,6 +147,7 @@ export class CommandService {
     readonly options: CommandServiceOptions = DEFAULT_COMMAND_OPTIONS,
     private readonly now: () => number = Date.now,
     notifications?: NotificationSource,
+    private readonly remote?: RemoteRoutes,
   ) {
     this.runWaiters = new RunWaiters(now);
     notifications?.((vehicleId, type, text) => {
@@ -137,9 +164,22 @@ export class CommandService {
     return this.transports.find((t) => t.reaches(vehicleId, job));
   }
 
-  /** Whether any transport reaches the vehicle now. */
+  /**
+   * The first link, in `--command-link` order, that reaches the vehicle: on this node, or on the
+   * node of a cluster that holds it.
+   */
+  private route(vehicleId: string, job: CommandJob, relayed: boolean): Route | null {
+    for (const transport of this.transports) {
+      if (transport.reaches(vehicleId, job)) return { transport };
+      const node = relayed ? null : (this.remote?.nodeFor(vehicleId, transport.name, job) ?? null);
+      if (node !== null) return { node };
+    }
+    return null;
+  }
+
+  /** Whether any link reaches the vehicle now (on any node). */
   reaches(vehicleId: string): boolean {
-    return this.transportFor(vehicleId, { command: { code: 7, params: '' } }) !== undefined;
+    return this.route(vehicleId, { command: { code: 7, params: '' } }, false) !== null;
   }
 
   /**
@@ -168,11 +208,11 @@ export class CommandService {
   }
 
   /** Why a job would be refused at once, or null. */
-  private refusal(vehicleId: string, job: CommandJob): VtsError | null {
+  private refusal(vehicleId: string, route: Route | null): VtsError | null {
     if (this.closed) return new VtsError('VTS_ERR_SHUTTING_DOWN', 'commands are not accepted now');
-    if (!this.transportFor(vehicleId, job)) return new VtsError('VTS_ERR_NOT_CONNECTED', vehicleId);
+    if (!route) return new VtsError('VTS_ERR_NOT_CONNECTED', vehicleId);
     const size = this.queues.get(vehicleId)?.size ?? 0;
-    if (size > this.options.maxQueue) return new VtsError('VTS_ERR_QUEUE_FULL', `${size} commands for ${vehicleId}`);
+    if (route.transport && size > this.options.maxQueue) return new VtsError('VTS_ERR_QUEUE_FULL', `${size} commands for ${vehicleId}`);
     return null;
   }
 
@@ -181,13 +221,32 @@ export class CommandService {
     const vehicleId = req.vehicleId.toUpperCase();
     const started = this.now();
     const text = req.job.command ? redactMp(req.job.command) : '(paranoid)';
-    const refused = this.refusal(vehicleId, req.job);
+    const route = this.route(vehicleId, req.job, req.relayed === true);
+    const refused = this.refusal(vehicleId, route);
     if (refused) {
       this.audit(req, vehicleId, text, started, auditResult(refused));
       req.onRefused?.(refused);
       return Promise.reject(refused);
     }
+    if (route?.node !== undefined) return this.relay(route.node, req, vehicleId, text, started);
     return this.queued(req, vehicleId, text, started);
+  }
+
+  /** The vehicle is on another node: its command service runs (and audits) the job. */
+  private async relay(node: string, req: JobRequest, vehicleId: string, text: string, started: number): Promise<CommandResult> {
+    let settle!: () => void;
+    const flight: InFlight = { abort: () => undefined, settled: new Promise<void>((r) => (settle = r)) };
+    const aborted = new Promise<never>((_resolve, reject) => (flight.abort = reject));
+    this.inFlight.add(flight);
+    try {
+      return await Promise.race([this.remote!.run(node, { ...req, vehicleId, relayed: true }), aborted]);
+    } catch (err) {
+      if (!(err instanceof Error && auditedThere.has(err))) this.audit(req, vehicleId, text, started, auditResult(err));
+      throw err;
+    } finally {
+      this.inFlight.delete(flight);
+      settle();
+    }
   }
 
   private async queued(req: JobRequest, vehicleId: string, text: string, started: number): Promise<CommandResult> {

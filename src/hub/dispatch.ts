@@ -56,8 +56,7 @@ export function dispatch(hub: HubPort, peer: Peer, link: VehicleLink, msg: MpMes
       if (h) return h(hub, peer, link, data);
       if (peer.clientType === 'A' && code !== 'c' && code !== 'H' && code !== 'h' && code !== 'g') {
         // anything else from an app goes to the car unchanged (dropped when it is offline)
-        link.car?.send(code, data);
-        return;
+        return hub.toCar(link, code, data);
       }
       return ignored(hub, peer, code, 'a car-only message from a client');
     }

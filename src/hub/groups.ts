@@ -1,4 +1,4 @@
-/** Group messages (mp-protocol.md §14): in memory only, across all owners. */
+/** Group messages (mp-protocol.md §14) of this node's cars and apps, across all owners (a cluster shares the cars' data: src/hub/cluster.ts). */
 import type { Peer } from './peer.js';
 
 export class GroupRegistry {
@@ -30,10 +30,15 @@ export class GroupRegistry {
     return this.data.get(group) ?? [];
   }
 
-  /** Drops what a leaving car posted, or a leaving app's subscriptions. */
-  forget(peer: Peer): void {
+  /** The apps of this node subscribed to the group. */
+  subscribersOf(group: string): Iterable<Peer> {
+    return this.subscribers.get(group) ?? [];
+  }
+
+  /** Drops what a leaving car posted, or a leaving app's subscriptions; returns the groups a car left. */
+  forget(peer: Peer): string[] {
     const groups = this.byPeer.get(peer);
-    if (!groups) return;
+    if (!groups) return [];
     this.byPeer.delete(peer);
     for (const group of groups) {
       if (peer.clientType === 'C') {
@@ -46,6 +51,7 @@ export class GroupRegistry {
         if (subs?.size === 0) this.subscribers.delete(group);
       }
     }
+    return peer.clientType === 'C' ? [...groups] : [];
   }
 
   private remember(peer: Peer, group: string): void {

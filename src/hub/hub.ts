@@ -1,36 +1,48 @@
 /**
  * The hub: the one stateful service. It knows which car, apps, batch clients and API sessions are
- * connected to which vehicle, routes messages between them (mp-protocol.md §8–§16) and talks to
- * the store. It has no socket code: adapters hand it `Peer`s and decoded messages.
+ * connected to which vehicle on this node, learns through its Cluster what the other nodes hold,
+ * routes messages between them (mp-protocol.md §8–§16) and talks to the store. It has no socket
+ * code: adapters hand it `Peer`s and decoded messages.
  *
- * "Seen" implies "committed": what the hub passes on to apps, batch clients, live watchers and
- * notifiers, and its replies to any peer (`a`, `c`, …), go out only after the store has committed
- * everything written before them (`Store.afterCommit`), so a crash of the process can never lose
- * something a client has already seen. One commit per event-loop turn serves them all.
+ * "Seen" implies "committed": what the hub passes on to apps, batch clients, live watchers,
+ * notifiers and other nodes, and its replies to any peer (`a`, `c`, …), go out only after the
+ * store has committed everything written before them (`Store.afterCommit`), so a crash of the
+ * process can never lose something a client has already seen. One commit per event-loop turn
+ * serves them all.
+ *
+ * In a cluster: a vehicle's counts (`Z`, `v_apps_connected`, …) and online state are the sum of
+ * every node's; messages for a vehicle's clients go to the nodes that have clients of it, and
+ * clients' messages for the car to the node that holds it; an app's login replay waits until the
+ * car's node has committed what it holds, so nothing falls between the replay and the forwarding.
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import { replayOrder } from '../core/mp/car-message.js';
 import type { HistoricalInput } from '../core/mp/historical.js';
 import type { MpMessage } from '../core/mp/message.js';
 import type { Store, Vehicle } from '../store/store.js';
+import { type Cluster, type ClusterEvents, type VehicleOutput, SoloCluster } from './cluster.js';
 import { CommandQueue } from './command-queue.js';
-import { CommandService, DEFAULT_COMMAND_OPTIONS } from './command-service.js';
-import { MpCommandTransport } from './mp-command-transport.js';
-import { V3CommandTransport } from './v3-command-transport.js';
+import { CommandService, DEFAULT_COMMAND_OPTIONS, type CommandResult, type JobRequest } from './command-service.js';
 import { dispatch } from './dispatch.js';
+import { groupMessageData } from '../core/mp/group.js';
 import { storeAndForward, type MessageSource } from './handlers/car-data.js';
 import { historicalRecord } from './handlers/historical.js';
 import { forwardNotification } from './handlers/push.js';
 import { GroupRegistry } from './groups.js';
+import { LiveWatchers, type LiveListener } from './live-watchers.js';
+import { MpCommandTransport } from './mp-command-transport.js';
 import type { Peer } from './peer.js';
+import { ClusterRoutes } from './cluster-routes.js';
+import { sendHeld, sendReplay, type HeldMessage } from './replay.js';
 import { TrafficAccounting } from './traffic.js';
 import type { V3Link } from './v3-link.js';
+import { V3CommandTransport } from './v3-command-transport.js';
 import { VehicleLink } from './vehicle-link.js';
 import type { HubOptions, HubPort, LiveEvent, StoredRef } from './handlers/port.js';
 
 export type { HubOptions, LiveEvent, StoredRef } from './handlers/port.js';
-
+export type { LiveListener } from './live-watchers.js';
+export { NEVER_UPDATED_AGE } from './replay.js';
 
 /** A push notification (`P` from a car, or raised by the server), for the notifiers to come. */
 export interface Notification {
@@ -45,58 +57,28 @@ export interface Notification {
 const V3_SOURCE: MessageSource = { id: 0, ptoken: '' };
 const LINK_CHANGED: LiveEvent = { kind: 'link' };
 
-
-export type LiveListener = (event: LiveEvent) => void;
-
-/** The answer of `T` at login when the car never sent anything (REF's clamped MySQL TIME). */
-export const NEVER_UPDATED_AGE = 3020399;
-
-
-/** A message held for a client whose login replay is in progress. */
-interface HeldMessage {
-  code: string;
-  data: string;
-  /** The stored message it passes on: dropped if the replay already had it. */
-  of: StoredRef | undefined;
-}
-
-const storedKey = (m: StoredRef): string => `${m.code}\u0000${m.time}\u0000${m.data}`;
-
-/**
- * Sends what was held for a client during its replay. Car messages held up to the last one of
- * their code that the replay contained are skipped: the replay showed that one, or a newer one
- * that replaced them in the same commit. Later ones, and everything else, follow in order.
- */
-function sendHeld(peer: Peer, held: HeldMessage[], replayed: Set<string> | undefined): void {
-  const shownUpTo = new Map<string, number>();
-  held.forEach((h, k) => {
-    if (h.of && replayed?.has(storedKey(h.of))) shownUpTo.set(h.of.code, k);
-  });
-  held.forEach((h, k) => {
-    if (!h.of || k > (shownUpTo.get(h.of.code) ?? -1)) peer.send(h.code, h.data);
-  });
-}
-
-export class Hub implements HubPort {
+export class Hub implements HubPort, ClusterEvents {
   readonly groups = new GroupRegistry();
   readonly traffic = new TrafficAccounting();
   readonly events = new EventEmitter<{ notification: [Notification] }>();
+  readonly live: LiveWatchers;
   private readonly links = new Map<string, VehicleLink>();
   /** Clients whose login replay is still being read: messages for them wait here. */
   private readonly held = new Map<Peer, HeldMessage[]>();
   private notificationCounter = 0;
-  /** Live watchers (SSE streams) by vehicle id. */
-  private readonly live = new Map<string, Set<LiveListener>>();
   readonly now: () => number;
-  /** Every command to a vehicle goes through it (HTTP, custom API, MP clients' `C`). */
+  /** Every command to a vehicle goes through it (HTTP, custom API, MP clients' `C`, other nodes). */
   readonly commands: CommandService;
 
   constructor(
     readonly store: Store,
     readonly log: Logger,
     readonly options: HubOptions,
+    /** The other nodes of a cluster (none by default). */
+    readonly cluster: Cluster = new SoloCluster(),
   ) {
     this.now = options.now ?? Date.now;
+    this.live = new LiveWatchers(log);
     const v2 = new MpCommandTransport(this);
     const v3 = new V3CommandTransport(this, (fn) => store.afterCommit(fn));
     this.commands = new CommandService(
@@ -106,6 +88,7 @@ export class Hub implements HubPort {
       { ...DEFAULT_COMMAND_OPTIONS, ...options.commands },
       this.now,
       (listener) => this.events.on('notification', (n) => listener(n.vehicleId, n.alertType, n.text)),
+      cluster.clustered ? new ClusterRoutes(cluster) : undefined,
     );
   }
 
@@ -120,67 +103,77 @@ export class Hub implements HubPort {
 
   private linkFor(vehicleId: string, ownerId: number): VehicleLink {
     let link = this.links.get(vehicleId);
-    if (!link) this.links.set(vehicleId, (link = new VehicleLink(vehicleId, ownerId)));
+    if (!link) {
+      this.links.set(vehicleId, (link = new VehicleLink(vehicleId, ownerId)));
+      link.shownOnline = this.isOnline(link);
+    }
     return link;
   }
 
   private prune(link: VehicleLink): void {
-    if (link.isEmpty) this.links.delete(link.vehicleId);
+    if (link.isEmpty && this.links.get(link.vehicleId) === link) this.links.delete(link.vehicleId);
+  }
+
+  /** Tells the cluster what this node holds of the vehicle now. */
+  private announce(link: VehicleLink): void {
+    if (!this.cluster.clustered) return;
+    this.cluster.announce(link.vehicleId, { car: link.car !== null, v3: link.v3 !== null, apps: link.appCount, batches: link.batches.size });
+  }
+
+  /** Whether the vehicle is connected on either link, on any node. */
+  private isOnline(link: VehicleLink): boolean {
+    if (link.online) return true;
+    const r = this.cluster.remote(link.vehicleId);
+    return r.carNode !== null || r.v3Node !== null;
+  }
+
+  /** The vehicle's apps on every node: what the car hears as `Z<n>`. */
+  private appCount(link: VehicleLink): number {
+    return link.appCount + this.cluster.remote(link.vehicleId).apps;
   }
 
   // --- live watchers (docs/web-api.md) ---
 
   /** Hears the vehicle's records, notifications and link changes until the returned function is called. */
   watch(vehicleId: string, listener: LiveListener): () => void {
-    let set = this.live.get(vehicleId);
-    if (!set) this.live.set(vehicleId, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0 && this.live.get(vehicleId) === set) this.live.delete(vehicleId);
-    };
+    return this.live.watch(vehicleId, listener);
   }
 
-  /** Whether anyone watches the vehicle live (to spare building events nobody hears). */
+  /** Whether anyone on this node watches the vehicle live (to spare building events nobody hears). */
   watched(vehicleId: string): boolean {
-    return this.live.size > 0 && this.live.has(vehicleId);
+    return this.live.watched(vehicleId);
   }
 
   /** Tells the vehicle's live watchers after the commit of what was stored before (cheap when there are none). */
   emitLive(vehicleId: string, event: LiveEvent): void {
-    if (!this.watched(vehicleId)) return;
-    this.store.afterCommit(() => this.emitLiveNow(vehicleId, event));
+    if (!this.live.watched(vehicleId)) return;
+    this.store.afterCommit(() => this.live.emit(vehicleId, event));
   }
 
   /** Tells the vehicle's live watchers now: only from an `afterCommit` callback. */
   emitLiveNow(vehicleId: string, event: LiveEvent): void {
-    if (this.live.size === 0) return;
-    const set = this.live.get(vehicleId);
-    if (!set) return;
-    for (const l of set) {
-      try {
-        l(event);
-      } catch (err) {
-        this.log.error({ err, vehicle: vehicleId }, 'live watcher failed');
-      }
-    }
+    this.live.emit(vehicleId, event);
   }
 
-  /** Which links the vehicle is on now: `v2`, `mqtt`, `v2+mqtt` or null. */
+  /** Which links the vehicle is on now (on any node): `v2`, `mqtt`, `v2+mqtt` or null. */
   linkKind(vehicleId: string): 'v2' | 'mqtt' | 'v2+mqtt' | null {
     const link = this.links.get(vehicleId);
-    if (!link) return null;
-    if (link.car && link.v3) return 'v2+mqtt';
-    return link.car ? 'v2' : link.v3 ? 'mqtt' : null;
+    const r = this.cluster.remote(vehicleId);
+    const v2 = Boolean(link?.car) || r.carNode !== null;
+    const v3 = Boolean(link?.v3) || r.v3Node !== null;
+    if (v2 && v3) return 'v2+mqtt';
+    return v2 ? 'v2' : v3 ? 'mqtt' : null;
   }
 
-  /** Connection counts as the HTTP API reports them. */
+  /** Connection counts as the HTTP API reports them (the whole cluster's). */
   counts(vehicleId: string): { net: number; apps: number; batches: number } {
     const link = this.links.get(vehicleId);
-    return { net: link?.online ? 1 : 0, apps: link?.appCount ?? 0, batches: link?.batches.size ?? 0 };
+    const r = this.cluster.remote(vehicleId);
+    const online = Boolean(link?.online) || r.carNode !== null || r.v3Node !== null;
+    return { net: online ? 1 : 0, apps: (link?.appCount ?? 0) + r.apps, batches: (link?.batches.size ?? 0) + r.batches };
   }
 
-  /** Every logged-in peer (for the inactivity sweep and traffic flushes). */
+  /** Every logged-in peer of this node (for the inactivity sweep and traffic flushes). */
   *peers(): Iterable<Peer> {
     for (const link of this.links.values()) {
       if (link.car) yield link.car;
@@ -189,17 +182,18 @@ export class Hub implements HubPort {
     }
   }
 
-  // --- HTTP API sessions as apps (http-api-v2.md §4.5, product spec §3) ---
+  // --- HTTP API sessions and live streams as apps (http-api-v2.md §4.5, product spec §3) ---
 
   /**
-   * Registers an API session (by key) as an app of the vehicle and tells the car its new app
-   * count. Returns the app count before the call (0 means this session is the first peer).
+   * Registers an API session or live stream (by key) as an app of the vehicle and tells the car its
+   * new app count. Returns the app count before the call (0 means this one is the first app).
    */
   registerApiApp(vehicleId: string, ownerId: number, key: string): number {
     const link = this.linkFor(vehicleId, ownerId);
-    const before = link.appCount;
+    const before = this.appCount(link);
     if (!link.apiApps.has(key)) {
       link.apiApps.add(key);
+      this.announce(link);
       this.tellCarAppCount(link);
     }
     return before;
@@ -208,9 +202,22 @@ export class Hub implements HubPort {
   unregisterApiApp(vehicleId: string, key: string): void {
     const link = this.links.get(vehicleId);
     if (!link?.apiApps.delete(key)) return;
+    this.announce(link);
     this.tellCarAppCount(link);
     this.prune(link);
   }
+
+  /**
+   * Resolves once the nodes that hold the vehicle's links have committed what they hold, so that
+   * what is read from the store next is all that they will not forward (the replay barrier).
+   */
+  async settled(vehicleId: string): Promise<void> {
+    const r = this.cluster.remote(vehicleId);
+    const nodes = new Set([r.carNode, r.v3Node].filter((n): n is string => n !== null));
+    await Promise.all([...nodes].map((n) => this.cluster.sync(n)));
+  }
+
+  // --- delivery ---
 
   /**
    * Sends to a peer after the commit of everything stored before (a client's message is held
@@ -230,26 +237,64 @@ export class Hub implements HubPort {
     else peer.send(code, data);
   }
 
-  /** The vehicle's apps and batch clients now; null when there are none. */
+  /** The vehicle's apps and batch clients on this node now; null when there are none. */
   clientsOf(link: VehicleLink): Peer[] | null {
     if (link.apps.size === 0 && link.batches.size === 0) return null;
     return [...link.apps, ...link.batches];
   }
 
-  /** Sends to every app and batch client of the vehicle (those there now), after the commit. */
+  /** Whether other nodes have clients of the vehicle (its messages must go there too). */
+  interestedElsewhere(vehicleId: string): boolean {
+    return this.cluster.clustered && this.cluster.remote(vehicleId).interested.length > 0;
+  }
+
+  /** Sends the output to the vehicle's clients on other nodes: only from an `afterCommit` callback. */
+  fanOut(vehicleId: string, out: VehicleOutput): void {
+    if (!this.cluster.clustered) return;
+    const nodes = this.cluster.remote(vehicleId).interested;
+    if (nodes.length > 0) this.cluster.output(nodes, vehicleId, out);
+  }
+
+  /** Sends to every app and batch client of the vehicle (on any node), after the commit. */
   toClients(link: VehicleLink, code: string, data: string): void {
     const peers = this.clientsOf(link);
-    if (peers === null) return;
+    if (peers === null && !this.interestedElsewhere(link.vehicleId)) return;
     this.store.afterCommit(() => {
-      for (const p of peers) this.deliverNow(p, code, data, undefined);
+      if (peers) for (const p of peers) this.deliverNow(p, code, data, undefined);
+      this.fanOut(link.vehicleId, { messages: [[code, data]] });
     });
   }
 
+  /** Sends to the vehicle's car, on whichever node holds it (dropped when it is offline). */
+  toCar(link: VehicleLink, code: string, data: string): void {
+    if (link.car) return link.car.send(code, data);
+    const node = this.cluster.remote(link.vehicleId).carNode;
+    if (node !== null) this.cluster.toCar(node, link.vehicleId, code, data);
+  }
+
   /** Tells the car how many apps it has (`Z<n>`) and the v3 link whether to announce a client. */
-  tellCarAppCount(link: VehicleLink): void {
-    link.car?.send('Z', String(link.appCount));
-    link.v3?.clientCount(link.appCount);
+  private tellCarAppCount(link: VehicleLink, force = false): void {
+    const n = this.appCount(link);
+    if (n !== link.toldAppCount || force) {
+      link.toldAppCount = n;
+      link.car?.send('Z', String(n));
+      link.v3?.clientCount(n);
+    }
     this.emitLive(link.vehicleId, LINK_CHANGED);
+  }
+
+  /** Tells this node's clients `Z1`/`Z0` when the vehicle's online state (on any node) changed. */
+  private tellOnline(link: VehicleLink): void {
+    const online = this.isOnline(link);
+    if (online === link.shownOnline) return;
+    link.shownOnline = online;
+    this.toLocalClients(link, 'Z', online ? '1' : '0');
+  }
+
+  /** Sends to this node's clients of the vehicle only (each node tells its own), after the commit. */
+  private toLocalClients(link: VehicleLink, code: string, data: string): void {
+    const peers = this.clientsOf(link);
+    if (peers !== null) this.store.afterCommit(() => peers.forEach((p) => this.deliverNow(p, code, data, undefined)));
   }
 
   // --- login and logout (mp-protocol.md §8, §13.3) ---
@@ -259,32 +304,19 @@ export class Hub implements HubPort {
     if (peer.clientType === 'S') return; // REF does nothing with peer servers (mp-protocol.md §8.4)
     const link = this.linkFor(vehicle.id, vehicle.ownerId);
     switch (peer.clientType) {
-      case 'C': {
-        if (link.car) {
-          this.log.info({ conn: link.car.id, vehicle: vehicle.id }, 'duplicate car login: closing the older connection');
-          const old = link.car;
-          this.detach(old);
-          old.close('replaced by a newer login of the same vehicle');
-        }
-        link.car = peer;
-        link.commands = new CommandQueue();
-        link.paranoidToken = vehicle.paranoidToken;
-        this.toClients(link, 'Z', '1');
-        this.tellCarAppCount(link); // and the live watchers
-        return;
-      }
+      case 'C':
+        return this.attachCar(peer, link, vehicle);
       case 'A':
       case 'B': {
         this.held.set(peer, []);
-        if (peer.clientType === 'A') {
-          link.apps.add(peer);
-          this.tellCarAppCount(link);
-        } else {
-          link.batches.add(peer);
-          this.emitLive(link.vehicleId, LINK_CHANGED);
-        }
+        if (peer.clientType === 'A') link.apps.add(peer);
+        else link.batches.add(peer);
+        this.announce(link);
+        if (peer.clientType === 'A') this.tellCarAppCount(link);
+        else this.emitLive(link.vehicleId, LINK_CHANGED);
         let replayed: Set<string> | undefined;
         try {
+          await this.settled(vehicle.id);
           replayed = await this.replay(peer, link, vehicle);
         } finally {
           const held = this.held.get(peer) ?? [];
@@ -296,28 +328,42 @@ export class Hub implements HubPort {
     }
   }
 
+  private attachCar(peer: Peer, link: VehicleLink, vehicle: Vehicle): void {
+    if (link.car) {
+      this.log.info({ conn: link.car.id, vehicle: vehicle.id }, 'duplicate car login: closing the older connection');
+      const old = link.car;
+      this.detach(old);
+      old.close('replaced by a newer login of the same vehicle');
+    }
+    link.car = peer;
+    link.commands = new CommandQueue();
+    link.paranoidToken = vehicle.paranoidToken;
+    link.carClaim = undefined;
+    link.supersededClaims = [];
+    this.announce(link);
+    link.shownOnline = true;
+    this.toLocalClients(link, 'Z', '1');
+    this.tellCarAppCount(link, true); // and the live watchers
+    if (!this.cluster.clustered) return;
+    // the node that held the car before closes its connection
+    this.cluster.claimCar(vehicle.id).then(
+      (claim) => {
+        if (link.car !== peer) return;
+        link.carClaim = claim;
+        if (link.supersededClaims.includes(claim)) this.carTaken(vehicle.id, claim);
+        link.supersededClaims = [];
+      },
+      (err: unknown) => this.log.warn({ err, vehicle: vehicle.id }, 'cluster: claiming the car failed'),
+    );
+  }
+
   /** Sends the client what is stored (read once it is committed); returns the keys of the messages sent. */
   private async replay(peer: Peer, link: VehicleLink, vehicle: Vehicle): Promise<Set<string>> {
-    const [messages, fresh] = await Promise.all([
-      this.store.getCarMessages(vehicle.id),
-      this.store.getVehicle(vehicle.id),
-    ]);
-    peer.send('Z', link.online ? '1' : '0');
-    messages.sort((a, b) => replayOrder(a.code, b.code));
-    let tokenSent = false;
+    const [messages, fresh] = await Promise.all([this.store.getCarMessages(vehicle.id), this.store.getVehicle(vehicle.id)]);
     const ptoken = fresh?.paranoidToken ?? vehicle.paranoidToken;
-    for (const m of messages) {
-      if (m.paranoid) {
-        if (!tokenSent && ptoken) peer.send('E', 'T' + ptoken);
-        tokenSent = true;
-        peer.send('E', 'M' + m.code + m.data);
-      } else {
-        peer.send(m.code, m.data);
-      }
-    }
     const last = fresh?.lastUpdate ?? vehicle.lastUpdate;
-    peer.send('T', String(last === null ? NEVER_UPDATED_AGE : Math.max(0, this.seconds() - last)));
-    return new Set(messages.map(storedKey));
+    link.shownOnline = this.isOnline(link);
+    return sendReplay(peer, link.shownOnline, messages, ptoken, last === null ? null : this.seconds() - last);
   }
 
   /** The car left: its waiting commands end, after the commit that forwards its last answers. */
@@ -330,25 +376,27 @@ export class Hub implements HubPort {
     const link = this.links.get(peer.vehicleId);
     this.held.delete(peer);
     this.traffic.collect(peer, this.seconds());
-    this.groups.forget(peer);
+    for (const group of this.groups.forget(peer)) this.cluster.groupChanged(group, peer.vehicleId, null);
     if (!link) return;
     switch (peer.clientType) {
       case 'C':
         if (link.car !== peer) return;
         link.car = null;
+        link.toldAppCount = -1;
+        this.announce(link);
         // after the commit that forwards the answers the car sent before it left
         this.commandsLeft(link.commands.drain());
-        if (!link.online) this.toClients(link, 'Z', '0');
+        this.tellOnline(link);
         this.emitLive(link.vehicleId, LINK_CHANGED);
         break;
       case 'A':
         if (!link.apps.delete(peer)) return;
-        if (link.car) link.commands.forget(peer);
+        this.announce(link);
         this.tellCarAppCount(link);
         break;
       case 'B':
         if (!link.batches.delete(peer)) return;
-        if (link.car) link.commands.forget(peer);
+        this.announce(link);
         this.emitLive(link.vehicleId, LINK_CHANGED);
         break;
       case 'S':
@@ -369,10 +417,10 @@ export class Hub implements HubPort {
   /** The vehicle's module is online on the broker: apps see it connected (`Z1`). */
   attachV3(vehicleId: string, ownerId: number, v3: V3Link): void {
     const link = this.linkFor(vehicleId, ownerId);
-    const wasOnline = link.online;
     link.v3 = v3;
-    if (!wasOnline) this.toClients(link, 'Z', '1');
-    v3.clientCount(link.appCount);
+    this.announce(link);
+    this.tellOnline(link);
+    v3.clientCount(this.appCount(link));
     this.emitLive(vehicleId, LINK_CHANGED);
   }
 
@@ -381,7 +429,8 @@ export class Hub implements HubPort {
     const link = this.links.get(vehicleId);
     if (!link || link.v3 !== v3) return;
     link.v3 = null;
-    if (!link.online) this.toClients(link, 'Z', '0');
+    this.announce(link);
+    this.tellOnline(link);
     this.emitLive(vehicleId, LINK_CHANGED);
     this.prune(link);
   }
@@ -412,8 +461,9 @@ export class Hub implements HubPort {
   // --- notifications (mp-protocol.md §12) ---
 
   /**
-   * Records a push notification and hands it to the notifiers (listeners of `notification`) and
-   * live watchers, after the commit of what was stored before (its history record included).
+   * Records a push notification and hands it to the notifiers (listeners of `notification`, on the
+   * node that holds the vehicle: once in a cluster) and the live watchers (on every node), after
+   * the commit of what was stored before (its history record included).
    */
   notify(ownerId: number, vehicleId: string, alertType: string, text: string): void {
     const time = this.seconds();
@@ -422,19 +472,79 @@ export class Hub implements HubPort {
       const recordNumber = this.notificationCounter;
       this.notificationCounter = (this.notificationCounter + 1) & 0xffff;
       this.store
-        .addHistorical({
-          vehicleId,
-          type: '*-Log-Notification',
-          recordNumber,
-          time,
-          data: `${alertType},${text}`,
-          expires: time + keep,
-        })
+        .addHistorical({ vehicleId, type: '*-Log-Notification', recordNumber, time, data: `${alertType},${text}`, expires: time + keep })
         .catch((err: unknown) => this.log.error({ err, vehicle: vehicleId }, 'storing a notification failed'));
     }
     this.store.afterCommit(() => {
       this.events.emit('notification', { ownerId, vehicleId, alertType, text, time });
-      this.emitLiveNow(vehicleId, { kind: 'notification', type: alertType, text, time });
+      const live: LiveEvent = { kind: 'notification', type: alertType, text, time };
+      this.live.emit(vehicleId, live);
+      this.fanOut(vehicleId, { messages: [], live });
     });
+  }
+
+  /** Raises the car-authentication alert of REF: on the first failed car login, and on the next success. */
+  carLoginResult(vehicleId: string, ownerId: number, success: boolean, address: string): void {
+    this.cluster.toggle('car-auth-failed', vehicleId, !success).then(
+      (changed) => {
+        if (changed) this.notify(ownerId, vehicleId, 'A', `Vehicle authentication ${success ? 'successful' : 'failed'} (${address})`);
+      },
+      (err: unknown) => this.log.warn({ err, vehicle: vehicleId }, 'cluster: recording a car login failed'),
+    );
+  }
+
+  // --- what the other nodes of a cluster tell this one (ClusterEvents) ---
+
+  presenceChanged(vehicleId: string): void {
+    const link = this.links.get(vehicleId);
+    if (!link) return;
+    this.tellOnline(link);
+    if (link.car || link.v3) this.tellCarAppCount(link);
+    else this.emitLive(vehicleId, LINK_CHANGED);
+  }
+
+  output(vehicleId: string, out: VehicleOutput): void {
+    if (out.live) this.live.emit(vehicleId, out.live);
+    const link = this.links.get(vehicleId);
+    const peers = link ? this.clientsOf(link) : null;
+    if (peers === null) return;
+    for (const p of peers) for (const [code, data] of out.messages) this.deliverNow(p, code, data, out.of);
+  }
+
+  carMessage(vehicleId: string, code: string, data: string): void {
+    this.links.get(vehicleId)?.car?.send(code, data);
+  }
+
+  carTaken(vehicleId: string, claim: number): void {
+    const link = this.links.get(vehicleId);
+    const car = link?.car;
+    if (!link || !car) return;
+    if (link.carClaim === undefined) {
+      link.supersededClaims.push(claim); // decided when this car's own claim comes back
+      return;
+    }
+    if (link.carClaim !== claim) return; // a newer login of it on this node
+    this.log.info({ conn: car.id, vehicle: vehicleId }, 'the car logged in on another node: closing this connection');
+    this.detach(car);
+    car.close('replaced by a newer login of the same vehicle on another node');
+  }
+
+  committed(): Promise<void> {
+    return new Promise((resolve) => this.store.afterCommit(resolve));
+  }
+
+  runCommand(req: JobRequest): Promise<CommandResult> {
+    return this.commands.run({ ...req, relayed: true });
+  }
+
+  groupChanged(group: string, vehicleId: string, data: string | null): void {
+    if (data === null) return;
+    this.deliverGroup(group, vehicleId, data);
+  }
+
+  /** Sends a group update to this node's subscribers of the group, after the commit. */
+  deliverGroup(group: string, vehicleId: string, data: string): void {
+    const out = groupMessageData(vehicleId, group, data);
+    for (const app of this.groups.subscribersOf(group)) this.deliver(app, 'g', out);
   }
 }

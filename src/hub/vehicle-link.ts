@@ -1,4 +1,4 @@
-/** Who is connected to one vehicle right now (in memory only; mp-protocol.md §8, §13). */
+/** Who is connected to one vehicle on this node right now (in memory only; mp-protocol.md §8, §13). */
 import { CommandQueue } from './command-queue.js';
 import type { Peer } from './peer.js';
 import type { V3Link } from './v3-link.js';
@@ -12,22 +12,30 @@ export class VehicleLink {
   commands = new CommandQueue();
   readonly apps = new Set<Peer>();
   readonly batches = new Set<Peer>();
-  /** HTTP API sessions registered as apps (`GET /api/vehicle/<id>`), by session key. */
+  /** HTTP API sessions and live streams registered as apps (`GET /api/vehicle/<id>`), by key. */
   readonly apiApps = new Set<string>();
   /** The vehicle's paranoid token as stored (`ET`), kept here so that tokens apply in order. */
   paranoidToken = '';
+  /** The online state (on any node) this node's clients were last told: `Z1` / `Z0`. */
+  shownOnline = false;
+  /** The app count (of the whole cluster) the car was last told (`Z<n>`); -1: none yet. */
+  toldAppCount = -1;
+  /** The cluster's claim number of the current car's login; undefined while it is being claimed. */
+  carClaim: number | undefined;
+  /** Claims another node superseded while this car's own claim was still pending. */
+  supersededClaims: number[] = [];
 
   constructor(
     readonly vehicleId: string,
     readonly ownerId: number,
   ) {}
 
-  /** The count the car gets as `Z<n>`: MP apps plus HTTP API sessions (batch clients never). */
+  /** The count of this node's apps: MP apps plus HTTP API sessions and live streams (batch clients never). */
   get appCount(): number {
     return this.apps.size + this.apiApps.size;
   }
 
-  /** Whether the vehicle is connected on either link (`Z1` to apps, `v_net_connected`). */
+  /** Whether the vehicle is connected to this node on either link. */
   get online(): boolean {
     return this.car !== null || this.v3 !== null;
   }

@@ -226,18 +226,15 @@ export class MpConnection implements ActivityState {
       });
   }
 
-  /** REF raises an alert on the first failed car login of a vehicle and one on the next success. */
+  /** REF raises an alert on the first failed car login of a vehicle and one on the next success (the hub decides). */
   private carAuthAlert(vehicleId: string, success: boolean): void {
-    const failed = this.ctx.carAuthFailed;
-    if (success === failed.has(vehicleId)) {
-      if (success) failed.delete(vehicleId);
-      else failed.add(vehicleId);
-      void this.ctx.store.getVehicle(vehicleId).then((v) => {
-        if (!v) return;
-        const text = `Vehicle authentication ${success ? 'successful' : 'failed'} (${this.remoteAddress})`;
-        this.ctx.hub.notify(v.ownerId, v.id, 'A', text);
-      });
-    }
+    const address = this.remoteAddress;
+    this.ctx.store.getVehicle(vehicleId).then(
+      (v) => {
+        if (v) this.ctx.hub.carLoginResult(v.id, v.ownerId, success, address);
+      },
+      (err: unknown) => this.ctx.log.warn({ err, vehicle: vehicleId }, 'car login alert: vehicle lookup failed'),
+    );
   }
 
   private autoProvision(scheme: string, key: string): void {

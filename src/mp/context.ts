@@ -31,7 +31,5 @@ export interface MpContext {
   credentials: PasswordChecker;
   timeouts: InactivityTimeouts;
   limits: MpLimits;
-  /** Vehicles whose car login failed since the last success (for the auth alerts of §4.2). */
-  carAuthFailed: Set<string>;
   nextConnectionId(): number;
 }

@@ -27,8 +27,19 @@ import { listen } from '../listen.js';
 import { GuardedConnection } from './guarded-connection.js';
 import type { Store } from '../store/store.js';
 
+/**
+ * Which user holds which client id (src/hub/cluster.ts `claim`/`release`: in this process, or
+ * shared by the nodes of a cluster).
+ */
+export interface ClientIdOwners {
+  /** Resolves to null when the id is now the user's, else to the user that holds it. */
+  claim(clientId: string, user: string): Promise<string | null>;
+  release(clientId: string, user: string): Promise<void>;
+}
+
 export interface BrokerDeps {
   store: Store;
+  clientIds: ClientIdOwners;
   credentials: PasswordChecker;
   guard: LoginGuard;
   log: Logger;
@@ -68,8 +79,6 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
   const maxPacket = opts.maxPacket ?? DEFAULT_MAX_PACKET;
   const users = new WeakMap<Client, string>();
   const addresses = new WeakMap<object, string>();
-  /** Client id → user, while the client's session may live (clean sessions end with the connection). */
-  const idOwners = new Map<string, string>();
 
   const aedes = await Aedes.createBroker({
     drainTimeout: 30_000,
@@ -82,8 +91,8 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
       const secret = password?.toString('utf8') ?? '';
       // a right secret without the right v3/mqtt is not a guess: the throttle gives it back
       const login = deps.guard.attempt(address, userAccount(name), () => authenticateUser(deps.store, deps.credentials, name, secret, deps.now()));
-      login.then(
-        (outcome) => {
+      login
+        .then((outcome) => {
           if (!outcome.ok || !hasRight(outcome.value.permit, 'v3', 'mqtt')) {
             const throttled = !outcome.ok && outcome.throttled;
             log.info(
@@ -93,21 +102,20 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
             done(refusal(outcome.ok || throttled ? 5 : 4, 'not authorised'), false);
             return;
           }
-          const owner = idOwners.get(client.id);
-          if (owner !== undefined && owner !== name) {
-            log.warn({ address, user: name, client: client.id }, 'MQTT login refused: the client id belongs to another user');
-            done(refusal(2, 'client id in use by another user'), false);
-            return;
-          }
-          idOwners.set(client.id, name);
-          users.set(client, name);
-          done(null, true);
-        },
-        (err: unknown) => {
+          return deps.clientIds.claim(client.id, name).then((owner) => {
+            if (owner !== null) {
+              log.warn({ address, user: name, client: client.id }, 'MQTT login refused: the client id belongs to another user');
+              done(refusal(2, 'client id in use by another user'), false);
+              return;
+            }
+            users.set(client, name);
+            done(null, true);
+          });
+        })
+        .catch((err: unknown) => {
           log.error({ err, client: client.id }, 'MQTT authentication failed');
           done(Object.assign(new Error('server unavailable'), { returnCode: 3 }) as AuthenticateError, false);
-        },
-      );
+        });
     },
     authorizePublish(client, packet, done) {
       if (!client) return done(null); // the broker's own (a will of a gone client is checked with it)
@@ -128,7 +136,10 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
     },
   });
   aedes.on('clientDisconnect', (client) => {
-    if (client.clean && idOwners.get(client.id) === users.get(client)) idOwners.delete(client.id);
+    const user = users.get(client);
+    if (client.clean && user !== undefined) {
+      deps.clientIds.release(client.id, user).catch((err: unknown) => log.warn({ err, client: client.id }, 'MQTT: releasing the client id failed'));
+    }
   });
   aedes.on('clientError', (client, err) => log.debug({ client: client.id, err: err.message }, 'MQTT client error'));
   aedes.on('connectionError', (client, err) => log.debug({ client: client.id, err: err.message }, 'MQTT connection error'));

@@ -12,7 +12,7 @@ import { formatUtc } from '../../core/time.js';
 import { forbidden, sendJson } from '../reply.js';
 import { ownVehicle, type ApiCall, type ApiRoute } from '../api-v2/call.js';
 import { commandFailure, type HttpFailure } from './errors.js';
-import type { Job } from './jobs.js';
+import type { Job } from '../../hub/command-jobs.js';
 
 const RIGHTS = ['command', 'admin'] as const;
 const KINDS: readonly CommandKind[] = ['shell', 'js', 'mp'];
@@ -67,7 +67,7 @@ export const runCommand: ApiRoute = {
         via: 'api',
       });
     if (call.params.async === '1' || call.params.async === 'true') {
-      const job = ctx.jobs.start(vehicle.id, principal.ownerId, execute);
+      const job = await ctx.jobs.start(vehicle.id, principal.ownerId, execute);
       if (!job) return fail(call, { status: 503, code: 'VTS_ERR_QUEUE_FULL', message: 'too many jobs' });
       return sendJson(call.reply, 202, jobBody(job));
     }
@@ -87,7 +87,7 @@ export const commandInfo: ApiRoute = {
     if (!vehicle) return forbidden(call.reply);
     const jobId = call.args[1];
     if (jobId) {
-      const job = call.ctx.jobs.get(jobId);
+      const job = await call.ctx.jobs.get(jobId);
       if (!job || job.vehicleId !== vehicle.id || job.ownerId !== call.principal.ownerId) {
         return fail(call, { status: 404, code: 'VTS_ERR_UNKNOWN_JOB', message: 'no such job' });
       }

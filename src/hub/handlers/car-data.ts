@@ -1,6 +1,6 @@
 /** Store-and-forward of the car's data messages (mp-protocol.md §9.1). */
 import { repairStatus } from '../../core/mp/car-message.js';
-import type { HubPort, StoredRef } from './port.js';
+import type { HubPort, LiveEvent, StoredRef } from './port.js';
 import type { VehicleLink } from '../vehicle-link.js';
 
 /** Who sent a car message: a car connection, or the v3 bridge (id 0). */
@@ -32,18 +32,17 @@ export function storeAndForward(
   hub.store.putCarMessage(link.vehicleId, { code, data: payload, time, paranoid, ptoken: peer.ptoken }, keep > 0 ? time + keep : 0);
   const live = !paranoid && hub.watched(link.vehicleId);
   const clients = hub.clientsOf(link);
-  if (!live && clients === null) return;
+  const elsewhere = hub.interestedElsewhere(link.vehicleId);
+  if (!live && clients === null && !elsewhere) return;
   hub.store.afterCommit(() => {
-    if (live) hub.emitLiveNow(link.vehicleId, { kind: 'record', code, data: payload, time });
-    if (clients === null) return;
+    const event: LiveEvent | undefined = paranoid ? undefined : { kind: 'record', code, data: payload, time };
+    if (live && event) hub.emitLiveNow(link.vehicleId, event);
     const of: StoredRef = { code, data: payload, time };
-    const fwdCode = paranoid ? 'E' : code;
-    const fwdData = paranoid ? (original ?? '') : payload;
-    const version = code === 'F' ? hub.options.serverVersion : null;
-    for (const p of clients) {
-      hub.deliverNow(p, fwdCode, fwdData, of);
-      if (version !== null) hub.deliverNow(p, 'f', version, of);
-      hub.deliverNow(p, 'T', '0', of);
-    }
+    const messages: [string, string][] = [[paranoid ? 'E' : code, paranoid ? (original ?? '') : payload]];
+    if (code === 'F') messages.push(['f', hub.options.serverVersion]);
+    messages.push(['T', '0']);
+    if (clients !== null) for (const p of clients) for (const [c, d] of messages) hub.deliverNow(p, c, d, of);
+    // the nodes with clients of the vehicle: their clients and live watchers
+    if (elsewhere) hub.fanOut(link.vehicleId, { messages, of, live: event });
   });
 }

@@ -49,10 +49,7 @@ export const handleParanoid: Handler = (hub, peer, link, data) => {
 
   if (peer.clientType === 'A' || peer.clientType === 'B') {
     if (p.kind === 'message' && p.innerCode === 'C') return runForClient(hub, peer, link, { code: 'E', data }, null);
-    if (peer.clientType === 'A' && p.kind === 'message') {
-      link.car?.send('E', data);
-      return;
-    }
+    if (peer.clientType === 'A' && p.kind === 'message') return hub.toCar(link, 'E', data);
   }
   return ignored(hub, peer, 'E', 'a paranoid message from a client');
 };

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { Store } from '../../store/store.js';
 import type { CommandResult, CommandServiceOptions, JobRequest } from '../command-service.js';
+import type { VehicleOutput } from '../cluster.js';
 import type { GroupRegistry } from '../groups.js';
 import type { Peer } from '../peer.js';
 import type { VehicleLink } from '../vehicle-link.js';
@@ -44,7 +45,14 @@ export interface HubPort {
   readonly store: Store;
   readonly log: Logger;
   readonly options: HubOptions;
+  /** This node's group subscribers and its cars' group data. */
   readonly groups: GroupRegistry;
+  /** The other nodes of a cluster (shared group data); a single node has none. */
+  readonly cluster: {
+    readonly clustered: boolean;
+    groupChanged(group: string, vehicleId: string, data: string | null): void;
+    groupMembers(group: string): Promise<[string, string][]>;
+  };
   /** The command service (src/hub/command-service.ts): every command to a vehicle goes through it. */
   readonly commands: { run(req: JobRequest): Promise<CommandResult> };
   /** Current time in epoch seconds. */
@@ -56,9 +64,18 @@ export interface HubPort {
   deliver(peer: Peer, code: string, data: string): void;
   /** Sends now (the caller has waited for the commit); `of` names the stored message it passes on. */
   deliverNow(peer: Peer, code: string, data: string, of: StoredRef | undefined): void;
-  /** The apps and batch clients of a vehicle, or null when there are none. */
+  /** The apps and batch clients of a vehicle on this node, or null when there are none. */
   clientsOf(link: VehicleLink): Peer[] | null;
+  /** Whether other nodes of a cluster have clients of the vehicle. */
+  interestedElsewhere(vehicleId: string): boolean;
+  /** Sends to the vehicle's clients on other nodes: only from an `afterCommit` callback. */
+  fanOut(vehicleId: string, out: VehicleOutput): void;
+  /** Sends to every app and batch client of the vehicle (on any node), after the commit. */
   toClients(link: VehicleLink, code: string, data: string): void;
+  /** Sends to the vehicle's car, wherever it is connected (dropped when it is offline). */
+  toCar(link: VehicleLink, code: string, data: string): void;
+  /** Sends a group update to this node's subscribers of the group, after the commit. */
+  deliverGroup(group: string, vehicleId: string, data: string): void;
   notify(ownerId: number, vehicleId: string, alertType: string, text: string): void;
 }
 
