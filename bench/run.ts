@@ -1,9 +1,10 @@
 /**
- * `npm run bench`: builds vts if needed, provisions a temporary data folder, and runs each
- * benchmark against a real `vts serve` child process (this process is the load generator).
+ * `npm run bench`: builds vts if needed, provisions a temporary data folder (or a schema of a
+ * PostgreSQL database, `--database postgres://…`), and runs each benchmark against a real
+ * `vts serve` child process (this process is the load generator).
  *
  *   npm run bench -- [--cars 50] [--apps 0] [--seconds 10] [--idle 10000] [--http-seconds 10] [--command-vehicles 100]
- *                    [--mqtt-vehicles 50] [--mqtt-samples 200] [--only ingest|http|command|mqtt|idle]
+ *                    [--mqtt-vehicles 50] [--mqtt-samples 200] [--only ingest|http|command|mqtt|idle] [--database URL]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { openStore } from '../src/store/open.js';
 import { runIdle, reportIdle } from './mp-idle.js';
 import { runIngest, reportIngest } from './mp-ingest.js';
 import { startServerProcess } from './lib/server-process.js';
+import { benchDatabase } from './lib/database.js';
 import { reportHttp, runHttp } from './http-status.js';
 import { reportCommandRoundTrip, runCommandRoundTrip } from './command-roundtrip.js';
 import { reportMqttBridge, runMqttBridge } from './mqtt-bridge.js';
@@ -31,6 +33,7 @@ const { values } = parseArgs({
     'command-vehicles': { type: 'string', default: '100' },
     'mqtt-vehicles': { type: 'string', default: '50' },
     'mqtt-samples': { type: 'string', default: '200' },
+    database: { type: 'string' },
   },
 });
 const CARS = Number(values.cars);
@@ -44,9 +47,10 @@ const MQTT_SAMPLES = Number(values['mqtt-samples']);
 const PASSWORD = 'BENCHPASS';
 const USER_PASSWORD = 'bench-password';
 const TOKEN = newApiToken();
+const DATABASE = benchDatabase(values.database);
 
 async function provision(dataDir: string, count: number): Promise<string[]> {
-  const store = await openStore(dataDir);
+  const store = await openStore(dataDir, { database: DATABASE.url });
   const owner = await store.addOwner('bench', await hashPassword(USER_PASSWORD), '*');
   await store.addApiToken({
     ownerId: owner.id,
@@ -79,12 +83,12 @@ async function main(): Promise<void> {
       MQTT_VEHICLES,
       wanted === 'ingest' || wanted === 'http' || wanted === 'command' || wanted === 'mqtt' ? 1 : IDLE,
     );
-    process.stderr.write(`provisioning ${count} vehicles in ${dataDir}...\n`);
+    process.stderr.write(`provisioning ${count} vehicles in ${DATABASE.url === undefined ? dataDir : 'PostgreSQL'}...\n`);
     const ids = await provision(dataDir, count);
 
     if (!wanted || wanted === 'ingest') {
       process.stderr.write(`MP ingest: ${CARS} cars${APPS > 0 ? ` (${APPS} with an app)` : ''} for ${SECONDS} s...\n`);
-      const server = await startServerProcess(dataDir);
+      const server = await startServerProcess(dataDir, DATABASE.args);
       try {
         reports.push(reportIngest(await runIngest(server, ids.slice(0, CARS), PASSWORD, SECONDS, APPS)));
       } finally {
@@ -93,7 +97,7 @@ async function main(): Promise<void> {
     }
     if (!wanted || wanted === 'http') {
       process.stderr.write(`HTTP: GET /api/status for ${HTTP_SECONDS} s with a cookie, then with a token...\n`);
-      const server = await startServerProcess(dataDir, ['--rate-limit-burst', '0']);
+      const server = await startServerProcess(dataDir, [...DATABASE.args, '--rate-limit-burst', '0']);
       try {
         const r = await runHttp(server, {
           vehicleId: ids[0]!,
@@ -110,7 +114,7 @@ async function main(): Promise<void> {
     }
     if (!wanted || wanted === 'command') {
       process.stderr.write(`Commands: round trips with 1 and ${COMMAND_VEHICLES} emulated vehicles...\n`);
-      const server = await startServerProcess(dataDir, ['--rate-limit-burst', '0']);
+      const server = await startServerProcess(dataDir, [...DATABASE.args, '--rate-limit-burst', '0']);
       try {
         const r = await runCommandRoundTrip(server, {
           ids,
@@ -127,7 +131,7 @@ async function main(): Promise<void> {
     }
     if (!wanted || wanted === 'mqtt') {
       process.stderr.write(`MQTT bridge: ${MQTT_VEHICLES} v3 vehicles for ${SECONDS} s, then ${MQTT_SAMPLES} latency samples idle and loaded...\n`);
-      const server = await startServerProcess(dataDir, ['--mqtt-port', '0', '--rate-limit-burst', '0']);
+      const server = await startServerProcess(dataDir, [...DATABASE.args, '--mqtt-port', '0', '--rate-limit-burst', '0']);
       try {
         const r = await runMqttBridge(server, {
           ids: ids.slice(0, MQTT_VEHICLES),
@@ -143,7 +147,7 @@ async function main(): Promise<void> {
     }
     if (!wanted || wanted === 'idle') {
       process.stderr.write(`MP idle: ${IDLE} connections...\n`);
-      const server = await startServerProcess(dataDir);
+      const server = await startServerProcess(dataDir, DATABASE.args);
       try {
         const r = await runIdle(server, ids.slice(0, IDLE), PASSWORD, (n) => process.stderr.write(`  ${n} connected\n`));
         reports.push(reportIdle(r));
@@ -153,6 +157,7 @@ async function main(): Promise<void> {
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
+    await DATABASE.drop();
   }
   process.stdout.write('\n' + reports.join('\n\n') + '\n');
 }
