@@ -1,6 +1,7 @@
 /**
  * The rows the stores read, as both databases return them (column names of the schema; booleans
- * as 0/1, counts and times as numbers), and their mapping to the types of the Store interface.
+ * as 0/1, counts and times as numbers), their mapping to the types of the Store interface, and the
+ * values both bind the same way.
  */
 import type { ClientType } from '../core/mp/welcome.js';
 import type {
@@ -110,6 +111,14 @@ export interface AutoProvisionRow {
   message: string;
   owner_id: number | null;
 }
+
+/** A `since` bound both databases can compare with (parseSince may give -Infinity for "everything"). */
+export function bound(since: number): number {
+  if (Number.isNaN(since)) return Number.MIN_SAFE_INTEGER;
+  return Math.min(Number.MAX_SAFE_INTEGER, Math.max(Number.MIN_SAFE_INTEGER, Math.floor(since)));
+}
+
+export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 
 export function toOwner(r: OwnerRow): Owner {
   return { id: r.id, name: r.name, rights: r.rights, created: r.created };

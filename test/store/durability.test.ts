@@ -106,14 +106,14 @@ test('the write-behind commits with synchronous=NORMAL, a durable batch and dire
   const { store } = await freshStore(t, { writeBehindMs: 60_000 });
   await seed(store);
   // looked at through the store's connection: the setting in force when each batch is committed
-  const inside = store as unknown as { db: Database.Database; commitBatch: (batch: unknown) => void };
+  const inside = store as unknown as { db: Database.Database; commitTransaction: (batch: unknown) => void };
   const sync = (): number => inside.db.pragma('synchronous', { simple: true }) as number;
   const FULL = 2;
   const NORMAL = 1;
   assert.equal(sync(), FULL);
   const during: number[] = [];
-  const commit = inside.commitBatch;
-  inside.commitBatch = (batch) => {
+  const commit = inside.commitTransaction;
+  inside.commitTransaction = (batch) => {
     during.push(sync());
     commit(batch);
   };

@@ -15,6 +15,8 @@
 import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
 import { VtsError } from '../../errors.js';
 import {
+  bound,
+  nowSeconds,
   toApiToken,
   toAutoProvision,
   toCarMessages,
@@ -49,12 +51,12 @@ import type {
   PushSubscription,
   Store,
   StoreOptions,
-  UtilisationDelta,
   UtilisationRow,
   Vehicle,
   VehicleType,
 } from '../store.js';
-import { WriteBehindBuffer } from '../write-behind.js';
+import { BufferedStore } from '../buffered-store.js';
+import type { WriteBatch } from '../write-batch.js';
 import { commitBatch } from './pg-batch.js';
 import { describePgError, pgRetryable, type PgTarget } from './pg-errors.js';
 
@@ -71,17 +73,7 @@ const pgCode = (err: unknown): string | undefined => (err as { code?: string } |
 const isUniqueViolation = (err: unknown): boolean => pgCode(err) === '23505';
 const isForeignKeyViolation = (err: unknown): boolean => pgCode(err) === '23503';
 
-/** A `since` bound that fits a bigint (parseSince may give -Infinity for "everything"). */
-function bound(since: number): number {
-  if (Number.isNaN(since)) return Number.MIN_SAFE_INTEGER;
-  return Math.min(Number.MAX_SAFE_INTEGER, Math.max(Number.MIN_SAFE_INTEGER, Math.floor(since)));
-}
-
-const nowSeconds = (): number => Math.floor(Date.now() / 1000);
-
-export class PgStore implements Store {
-  private readonly buffer: WriteBehindBuffer;
-  private closed = false;
+export class PgStore extends BufferedStore implements Store {
   /** The tail of the direct writes (never rejects), and how many are asked and not done. */
   private writes: Promise<void> = RESOLVED;
   private writing = 0;
@@ -92,16 +84,19 @@ export class PgStore implements Store {
     private readonly target: PgTarget,
     opts: StoreOptions = {},
   ) {
-    this.buffer = new WriteBehindBuffer((batch) => commitBatch(pool, batch), {
-      delayMs: opts.writeBehindMs ?? 100,
-      onBackgroundError: opts.onBackgroundError,
-      retryable: pgRetryable,
-    });
+    super(opts, pgRetryable);
   }
 
-  private open(): void {
-    if (this.closed) throw new VtsError('VTS_ERR_STORE_CLOSED');
+  protected commitBatch(batch: WriteBatch): Promise<void> {
+    return commitBatch(this.pool, batch);
   }
+
+  /** Ends the pool once the direct writes are done. */
+  protected async release(): Promise<void> {
+    await this.writes;
+    await this.pool.end();
+  }
+
 
   private async query<R extends QueryResultRow>(sql: string, values: unknown[]): Promise<QueryResult<R>> {
     try {
@@ -166,13 +161,6 @@ export class PgStore implements Store {
     });
   }
 
-  /** Waits for `pending` (a commit of buffered writes) when there is one. */
-  private async after(pending: Promise<void> | null): Promise<void> {
-    if (pending) {
-      await pending;
-      this.open();
-    }
-  }
 
   // --- owners ---
 
@@ -269,24 +257,10 @@ export class PgStore implements Store {
     return rows.map(toVehicle);
   }
 
-  /** Through the write-behind buffer, in order with the hot-path writes (src/store/write-behind.ts). */
-  async removeVehicle(id: string): Promise<boolean> {
-    this.open();
-    return this.buffer.removeVehicle(id.toUpperCase());
-  }
 
-  /** Through the write-behind buffer, in order with the car messages (src/store/write-behind.ts). */
-  async setParanoidToken(vehicleId: string, token: string): Promise<void> {
-    this.open();
-    await this.buffer.setParanoidToken(vehicleId.toUpperCase(), token);
-  }
 
   // --- latest car messages ---
 
-  putCarMessage(vehicleId: string, msg: Omit<CarMessage, 'valid'>, historyExpires?: number): void {
-    this.open();
-    this.buffer.putCarMessage(vehicleId.toUpperCase(), msg, historyExpires);
-  }
 
   async getCarMessages(vehicleId: string, includeInvalid = false): Promise<CarMessage[]> {
     this.open();
@@ -301,20 +275,7 @@ export class PgStore implements Store {
 
   // --- historical records ---
 
-  /** Not `async`: on the hot path (every car message is history by default), one promise less. */
-  addHistorical(rec: HistoricalRecord, durable = false): Promise<void> {
-    if (this.closed) return Promise.reject(new VtsError('VTS_ERR_STORE_CLOSED'));
-    const vid = rec.vehicleId.toUpperCase();
-    if (durable) return this.buffer.addHistoricalDurable(rec, vid);
-    this.buffer.addHistorical(rec, vid);
-    return RESOLVED;
-  }
 
-  private async flushed(): Promise<void> {
-    this.open();
-    await this.buffer.flush();
-    this.open();
-  }
 
   async summarizeHistorical(vehicleId: string, since: number): Promise<HistoricalSummary[]> {
     await this.flushed();
@@ -352,10 +313,6 @@ export class PgStore implements Store {
 
   // --- traffic accounting ---
 
-  addUtilisation(deltas: readonly UtilisationDelta[]): void {
-    this.open();
-    this.buffer.addUtilisation(deltas.map((d) => ({ ...d, vehicleId: d.vehicleId.toUpperCase() })));
-  }
 
   async getUtilisation(vehicleId: string, sinceDay: number): Promise<UtilisationRow[]> {
     await this.flushed();
@@ -409,10 +366,6 @@ export class PgStore implements Store {
     return (await this.changed('DELETE FROM api_tokens WHERE owner_id = $1 AND token_hash = $2', [ownerId, tokenHash])) > 0;
   }
 
-  touchApiToken(ownerId: number, tokenHash: string, time: number): void {
-    this.open();
-    this.buffer.touchApiToken(ownerId, tokenHash, time);
-  }
 
   // --- push subscriptions ---
 
@@ -487,29 +440,5 @@ export class PgStore implements Store {
       [vehicleId.toUpperCase(), Math.max(0, Math.floor(limit))],
     );
     return rows.map(toCommandAudit);
-  }
-
-  // --- lifecycle ---
-
-  afterCommit(fn: () => void): void {
-    // also once closed: nothing is buffered then, and fn runs at once
-    this.buffer.afterCommit(fn);
-  }
-
-  async flush(): Promise<void> {
-    this.open();
-    await this.buffer.flush();
-  }
-
-  /** Flushes and ends the pool; every later call (close too) throws VTS_ERR_STORE_CLOSED. */
-  async close(): Promise<void> {
-    this.open();
-    this.closed = true;
-    try {
-      await this.buffer.flush();
-    } finally {
-      await this.writes;
-      await this.pool.end();
-    }
   }
 }

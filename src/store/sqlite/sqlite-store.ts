@@ -29,12 +29,13 @@ import type {
   AutoProvisionRecord,
   Store,
   StoreOptions,
-  UtilisationDelta,
   UtilisationRow,
   Vehicle,
   VehicleType,
 } from '../store.js';
 import {
+  bound,
+  nowSeconds,
   toApiToken,
   toAutoProvision,
   toCarMessages,
@@ -56,25 +57,18 @@ import {
   type UtilisationDbRow,
   type VehicleRow,
 } from '../rows.js';
-import { WriteBehindBuffer, type WriteBatch } from '../write-behind.js';
+import { BufferedStore } from '../buffered-store.js';
+import type { WriteBatch } from '../write-batch.js';
 import { ReadCache } from '../read-cache.js';
 import { migrate } from './migrations.js';
 
 const BUSY_TIMEOUT_MS = 5000;
-const RESOLVED: Promise<void> = Promise.resolve();
 
 const VEHICLE_COLUMNS = `v.id, v.owner_id, o.name AS owner_name, v.name, v.car_password, v.type,
   v.paranoid_token, v.last_update, v.created`;
 
-function nowSeconds(): number {
-  return Math.floor(Date.now() / 1000);
-}
-
-/** A `since` bound SQLite can compare with (parseSince may give -Infinity for "everything"). */
-function bound(since: number): number {
-  if (Number.isNaN(since)) return Number.MIN_SAFE_INTEGER;
-  return Math.min(Number.MAX_SAFE_INTEGER, Math.max(Number.MIN_SAFE_INTEGER, Math.floor(since)));
-}
+/** Another process holding the lock, a full disk, a passing I/O error: worth another try; a constraint or a schema error would fail the same way again. */
+const retryable = (err: unknown): boolean => /^SQLITE_(BUSY|LOCKED|FULL|IOERR)/.test(String((err as { code?: unknown } | null)?.code ?? ''));
 
 function sqliteCode(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
@@ -242,12 +236,10 @@ type Statements = ReturnType<typeof prepareStatements>;
 const foldCase = (name: string): string => name.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 const tokenKey = (ownerId: number, tokenHash: string): string => `${ownerId}\0${tokenHash}`;
 
-export class SqliteStore implements Store {
+export class SqliteStore extends BufferedStore implements Store {
   private readonly db: Database.Database;
-  private readonly buffer: WriteBehindBuffer;
-  private closed = false;
   private readonly stmt: Statements;
-  private readonly commitBatch: (batch: WriteBatch) => void;
+  private readonly commitTransaction: (batch: WriteBatch) => void;
   private readonly vehicleRows = new ReadCache<VehicleRow>();
   private readonly messageRows = new ReadCache<readonly CarMessageRow[]>();
   /** Owners by name (ASCII case folded, as SQLite's NOCASE): every password or token login reads one. */
@@ -259,6 +251,7 @@ export class SqliteStore implements Store {
 
   /** Opens (creating if needed) and migrates the database at `file`. */
   constructor(file: string, opts: StoreOptions = {}) {
+    super(opts, retryable);
     const db = new Database(file);
     try {
       db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -274,7 +267,7 @@ export class SqliteStore implements Store {
     this.stmt = prepareStatements(db);
     const s = this.stmt;
 
-    this.commitBatch = db.transaction((batch: WriteBatch) => {
+    this.commitTransaction = db.transaction((batch: WriteBatch) => {
       // removals and token changes first: they apply to what was put before them (the batches
       // committed before this one, and the messages of this one they marked in memory)
       for (const [vehicleId, removal] of batch.removals) removal.removed = s.deleteVehicle.run(vehicleId).changes > 0;
@@ -300,38 +293,31 @@ export class SqliteStore implements Store {
       for (const t of batch.tokenTouches.values()) s.touchApiToken.run(t.time, t.ownerId, t.tokenHash);
     }).immediate;
 
-    this.buffer = new WriteBehindBuffer(
-      (batch) => {
-        if (batch.durable) {
-          this.commitBatch(batch);
-        } else {
-          // exec, not a prepared statement: SQLite applies this pragma when it compiles it
-          db.exec('PRAGMA synchronous = NORMAL');
-          try {
-            this.commitBatch(batch);
-          } finally {
-            db.exec('PRAGMA synchronous = FULL');
-          }
-        }
-        for (const vid of batch.carMessages.keys()) this.forget(vid);
-        for (const vid of batch.lastUpdates.keys()) this.forget(vid);
-        for (const vid of batch.paranoidTokens.keys()) this.forget(vid);
-        for (const vid of batch.removals.keys()) this.forget(vid);
-        for (const t of batch.tokenTouches.values()) this.tokenRows.delete(tokenKey(t.ownerId, t.tokenHash));
-      },
-      {
-        delayMs: opts.writeBehindMs ?? 100,
-        onBackgroundError: opts.onBackgroundError,
-        // another process holding the lock, a full disk, a passing I/O error: worth another try;
-        // a constraint or a schema error would fail the same way again
-        retryable: (err) => /^SQLITE_(BUSY|LOCKED|FULL|IOERR)/.test(String((err as { code?: unknown }).code ?? '')),
-      },
-    );
   }
 
-  private open(): void {
-    if (this.closed) throw new VtsError('VTS_ERR_STORE_CLOSED');
+  protected commitBatch(batch: WriteBatch): void {
+    if (batch.durable) {
+      this.commitTransaction(batch);
+    } else {
+      // exec, not a prepared statement: SQLite applies this pragma when it compiles it
+      this.db.exec('PRAGMA synchronous = NORMAL');
+      try {
+        this.commitTransaction(batch);
+      } finally {
+        this.db.exec('PRAGMA synchronous = FULL');
+      }
+    }
+    for (const vid of batch.carMessages.keys()) this.forget(vid);
+    for (const vid of batch.lastUpdates.keys()) this.forget(vid);
+    for (const vid of batch.paranoidTokens.keys()) this.forget(vid);
+    for (const vid of batch.removals.keys()) this.forget(vid);
+    for (const t of batch.tokenTouches.values()) this.tokenRows.delete(tokenKey(t.ownerId, t.tokenHash));
   }
+
+  protected release(): void {
+    this.db.close();
+  }
+
 
   /**
    * Empties the read caches when another process has committed since the last look. Looked at
@@ -479,29 +465,10 @@ export class SqliteStore implements Store {
     return rows.map(toVehicle);
   }
 
-  /**
-   * Through the write-behind buffer (src/store/write-behind.ts): its buffered writes are
-   * forgotten, and the batch in flight commits before the removal, so nothing of the vehicle
-   * outlives it or lands on a vehicle re-added later. Children go by ON DELETE CASCADE
-   * (car_messages, historical, utilisation, push_subscriptions, command_audit).
-   */
-  async removeVehicle(id: string): Promise<boolean> {
-    this.open();
-    return this.buffer.removeVehicle(id.toUpperCase());
-  }
 
-  /** Through the write-behind buffer, in order with the car messages (src/store/write-behind.ts). */
-  async setParanoidToken(vehicleId: string, token: string): Promise<void> {
-    this.open();
-    await this.buffer.setParanoidToken(vehicleId.toUpperCase(), token);
-  }
 
   // --- latest car messages ---
 
-  putCarMessage(vehicleId: string, msg: Omit<CarMessage, 'valid'>, historyExpires?: number): void {
-    this.open();
-    this.buffer.putCarMessage(vehicleId.toUpperCase(), msg, historyExpires);
-  }
 
   async getCarMessages(vehicleId: string, includeInvalid = false): Promise<CarMessage[]> {
     this.open();
@@ -522,14 +489,6 @@ export class SqliteStore implements Store {
 
   // --- historical records ---
 
-  /** Not `async`: on the hot path (every car message is history by default), one promise less. */
-  addHistorical(rec: HistoricalRecord, durable = false): Promise<void> {
-    if (this.closed) return Promise.reject(new VtsError('VTS_ERR_STORE_CLOSED'));
-    const vid = rec.vehicleId.toUpperCase();
-    if (durable) return this.buffer.addHistoricalDurable(rec, vid);
-    this.buffer.addHistorical(rec, vid);
-    return RESOLVED;
-  }
 
   async summarizeHistorical(vehicleId: string, since: number): Promise<HistoricalSummary[]> {
     this.open();
@@ -556,10 +515,6 @@ export class SqliteStore implements Store {
 
   // --- traffic accounting ---
 
-  addUtilisation(deltas: readonly UtilisationDelta[]): void {
-    this.open();
-    this.buffer.addUtilisation(deltas.map((d) => ({ ...d, vehicleId: d.vehicleId.toUpperCase() })));
-  }
 
   async getUtilisation(vehicleId: string, sinceDay: number): Promise<UtilisationRow[]> {
     this.open();
@@ -621,10 +576,6 @@ export class SqliteStore implements Store {
     return this.stmt.removeApiToken.run(ownerId, tokenHash).changes > 0;
   }
 
-  touchApiToken(ownerId: number, tokenHash: string, time: number): void {
-    this.open();
-    this.buffer.touchApiToken(ownerId, tokenHash, time);
-  }
 
   // --- push subscriptions ---
 
@@ -687,28 +638,5 @@ export class SqliteStore implements Store {
   async listCommandAudit(vehicleId: string, limit: number): Promise<(CommandAuditEntry & { id: number })[]> {
     this.open();
     return this.stmt.listCommandAudit.all(vehicleId.toUpperCase(), Math.max(0, Math.floor(limit))).map(toCommandAudit);
-  }
-
-  // --- lifecycle ---
-
-  afterCommit(fn: () => void): void {
-    // also once closed: nothing is buffered then, and fn runs at once
-    this.buffer.afterCommit(fn);
-  }
-
-  async flush(): Promise<void> {
-    this.open();
-    await this.buffer.flush();
-  }
-
-  /** Flushes and closes; every later call (close too) throws VTS_ERR_STORE_CLOSED. */
-  async close(): Promise<void> {
-    this.open();
-    this.closed = true;
-    try {
-      await this.buffer.flush();
-    } finally {
-      this.db.close();
-    }
   }
 }
