@@ -32,6 +32,7 @@ export const ERRORS = {
   VTS_ERR_CONTENT_TYPE: 'unsupported content type',
   VTS_ERR_LOGIN_THROTTLED: 'too many failed logins',
   VTS_ERR_CHECKS_BUSY: 'too many password checks are waiting',
+  VTS_ERR_CLUSTER: 'the cluster engine (Redis) cannot be used',
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -9,15 +9,14 @@ import { loginLimits, type LoginLimits } from './core/login-throttle.js';
 import { DEFAULT_TIMEOUTS, type InactivityTimeouts } from './core/mp/inactivity.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitOptions } from './core/rate-limit.js';
 import { ApiSessions } from './hub/api-sessions.js';
-import { LocalSessionStore } from './hub/session-store.js';
+import { clusterParts, type ClusterConfig } from './cluster/parts.js';
+import { shareLimits } from './hub/shared-limits.js';
 import type { CommandService, CommandServiceOptions } from './hub/command-service.js';
-import { startBroker, type EmbeddedBroker } from './mqtt/broker.js';
-import { MqttBridge } from './mqtt/bridge.js';
-import type { EventMode } from './mqtt/bridged-vehicle.js';
-import { ClientPort } from './mqtt/client-port.js';
-import { EmbeddedPort } from './mqtt/embedded-port.js';
+import type { EmbeddedBroker } from './mqtt/broker.js';
+import type { MqttBridge } from './mqtt/bridge.js';
+import { startMqtt, type MqttConfig, type MqttSide } from './mqtt/start.js';
 import type { HttpContext } from './http/context.js';
-import { CommandJobs, LocalJobRecords } from './hub/command-jobs.js';
+import { CommandJobs } from './hub/command-jobs.js';
 import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL, type WebOptions } from './http/web.js';
 import { startHttpListeners, type HttpListeners } from './http/listener.js';
 import { startOfUtcDay } from './core/time.js';
@@ -88,25 +87,11 @@ export interface ServerConfig {
   commandLink?: 'v2' | 'mqtt';
   /** The web dashboard: its build folder (default dist/web) and map tiles. */
   web?: Partial<WebOptions>;
+  /** Membership of a cluster (`--cluster`); none: a single node, no Redis. */
+  cluster?: ClusterConfig;
 }
 
-export interface MqttConfig {
-  /** Embedded broker port (0 = any free port); null = no embedded broker. */
-  port: number | null;
-  /** With the TLS certificate; null = off. */
-  tlsPort: number | null;
-  /** MQTT over WebSocket; null = off. */
-  wsPort: number | null;
-  /** When the embedded broker's plain port is taken: go on without the broker (a default port). */
-  portOptional?: boolean;
-  /** The same for its TLS port (a default port, when the certificate is given). */
-  tlsPortOptional?: boolean;
-  /** An external broker to bridge instead of the embedded one (`mqtt://user:pass@host:1883`). */
-  url?: string;
-  /** The bridge's v3 client id. */
-  clientId?: string;
-  events?: EventMode;
-}
+export type { MqttConfig } from './mqtt/start.js';
 
 export interface Ports {
   mp: number;
@@ -134,7 +119,7 @@ export interface RunningServer {
   readonly connections: ConnectionCap;
   /** The embedded MQTT broker, when it runs. */
   readonly broker: EmbeddedBroker | null;
-  /** The MQTT bridge, when there is a broker. */
+  /** The MQTT bridge that runs now, when there is a broker (an external broker in a cluster: on one node). */
   readonly bridge: MqttBridge | null;
   /**
    * Answers pending commands (503, shutting down), stops accepting, closes connections, flushes
@@ -187,9 +172,19 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     commands: config.commands,
     commandLink: config.commandLink,
   };
-  const hub = new Hub(store, log, hubOptions);
+  const parts = clusterParts(config.cluster, log);
+  const hub = new Hub(store, log, hubOptions, parts.cluster);
+  try {
+    await parts.cluster.start(hub);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   const credentials = new PasswordChecker({ concurrency: config.passwordChecks });
   const guard = new LoginGuard(loginLimits(config.loginLimits), hub.now);
+  const rateLimiter = new RateLimiter({ ...DEFAULT_RATE_LIMIT, ...config.rateLimit });
+  // a cluster counts failed logins and requests across its nodes
+  const stopSharing = shareLimits(parts.cluster, guard, rateLimiter, () => hub.seconds());
   let connectionIds = 0;
   const ctx: MpContext = {
     hub,
@@ -202,11 +197,11 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     nextConnectionId: () => ++connectionIds,
   };
 
-  const sessions = new ApiSessions(hub, new LocalSessionStore(), (config.sessionTimeout ?? 180) * 1000);
+  const sessions = new ApiSessions(hub, parts.sessions, (config.sessionTimeout ?? 180) * 1000);
   const commands: CommandService = hub.commands;
   const httpCtx: HttpContext = {
     commands,
-    jobs: new CommandJobs(new LocalJobRecords(), hub.commands.options.maxTimeoutMs * (hub.commands.options.maxQueue + 1), Date.now, (err) => log.error({ err }, 'storing a command job failed')),
+    jobs: new CommandJobs(parts.jobs, hub.commands.options.maxTimeoutMs * (hub.commands.options.maxQueue + 1), Date.now, (err) => log.error({ err }, 'storing a command job failed')),
     commandService: config.commandService ?? 'ovms',
     mqttSuperuser: config.mqttSuperuser || undefined,
     hub,
@@ -215,7 +210,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     log,
     credentials,
     guard,
-    rateLimiter: new RateLimiter({ ...DEFAULT_RATE_LIMIT, ...config.rateLimit }),
+    rateLimiter,
     cookieNames: [...new Set([config.cookieName ?? 'svcapisession', 'svcapisession'])],
     bodyLimit: config.httpBodyLimit ?? 64 * 1024,
     liveStreams: new Set(),
@@ -242,6 +237,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
       }),
     );
   } catch (err) {
+    await parts.cluster.stop();
     await store.close();
     throw describeListenError(err, listeners.mp, listeners.all, config.bind);
   }
@@ -257,16 +253,19 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     );
   } catch (err) {
     await mp.close();
+    await parts.cluster.stop();
     await store.close();
     throw describeListenError(err, listeners.http, listeners.all, config.bind);
   }
 
-  let broker: EmbeddedBroker | null = null;
-  let bridge: MqttBridge | null = null;
+  let mqtt: MqttSide;
   try {
-    ({ broker, bridge } = await capped(() => startMqtt(config, { hub, store, log, credentials, guard, loginTimeoutMs: ctx.timeouts.welcomeMs }, tls, listeners)));
+    const brokerCluster = config.cluster && { id: config.cluster.nodeId, url: config.cluster.url, prefix: config.cluster.prefix };
+    const mqttDeps = { hub, store, log, credentials, guard, loginTimeoutMs: ctx.timeouts.welcomeMs, bind: config.bind, superuser: config.mqttSuperuser || undefined, cluster: brokerCluster };
+    mqtt = await capped(() => startMqtt(config.mqtt, mqttDeps, tls, listeners));
   } catch (err) {
     await Promise.all([mp.close(), http.close()]);
+    await parts.cluster.stop();
     await store.close();
     throw err;
   }
@@ -314,9 +313,9 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
       mpTls: mp.tlsPort,
       http: http.http,
       https: http.https,
-      mqtt: broker?.ports.mqtt ?? null,
-      mqtts: broker?.ports.mqtts ?? null,
-      mqttWs: broker?.ports.mqttWs ?? null,
+      mqtt: mqtt.broker?.ports.mqtt ?? null,
+      mqtts: mqtt.broker?.ports.mqtts ?? null,
+      mqttWs: mqtt.broker?.ports.mqttWs ?? null,
     },
     hub,
     store,
@@ -327,8 +326,10 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     guard,
     commands,
     connections,
-    broker,
-    bridge,
+    broker: mqtt.broker,
+    get bridge() {
+      return mqtt.bridge();
+    },
     close() {
       closing ??= (async () => {
         clearInterval(timer);
@@ -337,65 +338,17 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
         // when the vehicle would have answered
         await commands.shutdown();
         await new Promise((r) => setImmediate(r)); // the answers are written before the listeners close
-        await bridge?.close();
-        await broker?.close();
+        await mqtt.close();
         await Promise.all([mp.close(), http.close()]);
+        // what this node held leaves the cluster at once (not when its lease runs out)
+        stopSharing();
+        await parts.cluster.stop();
         await flushTraffic();
         await store.close();
       })();
       return closing;
     },
   };
-}
-
-/** The embedded broker (unless an external one is configured) and the bridge on it. */
-async function startMqtt(
-  config: ServerConfig,
-  deps: { hub: Hub; store: Store; log: Logger; credentials: PasswordChecker; guard: LoginGuard; loginTimeoutMs: number },
-  tls: { cert: Buffer; key: Buffer } | undefined,
-  listeners: Listeners,
-): Promise<{ broker: EmbeddedBroker | null; bridge: MqttBridge | null }> {
-  const m = config.mqtt;
-  if (!m) return { broker: null, bridge: null };
-  const { hub, store, log } = deps;
-  const bridgeOptions = { clientId: m.clientId, events: m.events };
-  if (m.url) {
-    const bridge = new MqttBridge(hub, store, new ClientPort({ url: m.url, clientId: m.clientId ? `${m.clientId}-bridge` : undefined, log }), log, bridgeOptions);
-    await bridge.start();
-    return { broker: null, bridge };
-  }
-  if (m.port === null) return { broker: null, bridge: null };
-  let broker: EmbeddedBroker;
-  try {
-    broker = await startBroker(
-      {
-        store,
-        credentials: deps.credentials,
-        guard: deps.guard,
-        log,
-        now: hub.now,
-        superuser: config.mqttSuperuser || undefined,
-        clientIds: {
-          claim: (id, user) => hub.cluster.claim('mqtt-client-ids', id, user),
-          release: (id, user) => hub.cluster.release('mqtt-client-ids', id, user),
-        },
-      },
-      { host: config.bind, port: m.port, tlsPort: tls ? m.tlsPort : null, wsPort: m.wsPort, tls, loginTimeoutMs: deps.loginTimeoutMs },
-    );
-  } catch (err) {
-    const failed = describeListenError(err, listeners.mqtt, listeners.all, config.bind);
-    const { port } = err as { port?: number };
-    const optional = (port === m.port && m.portOptional === true) || (port === m.tlsPort && tls !== undefined && m.tlsPortOptional === true);
-    if (optional && failed.code === 'VTS_ERR_PORT_IN_USE') {
-      const option = listeners.mqtt.find((l) => l.port === port)?.option;
-      log.warn({ port, option }, `MQTT port ${port} in use (another broker?): the embedded broker is off; choose a free port with ${option} or use --mqtt-url`);
-      return { broker: null, bridge: null };
-    }
-    throw failed;
-  }
-  const bridge = new MqttBridge(hub, store, new EmbeddedPort(broker.aedes), log, bridgeOptions);
-  await bridge.start();
-  return { broker, bridge };
 }
 
 interface Listeners {

@@ -10,6 +10,22 @@ import { addressKey } from '../core/address-key.js';
 import { type LoginLimits, LoginThrottle, type Ticket } from '../core/login-throttle.js';
 import { ChecksBusy } from './check-queue.js';
 
+/**
+ * What the other nodes of a cluster must count too: a wrong secret, and a pair that became trusted
+ * (src/hub/cluster.ts `broadcast`).
+ */
+export type SharedLoginEvent = { kind: 'failed'; address: string; account: string; trusted: boolean } | { kind: 'trusted'; address: string; account: string };
+
+/** A shared event as it arrives from another node, checked; null when it is not one. */
+export function parseSharedLoginEvent(body: unknown): SharedLoginEvent | null {
+  if (typeof body !== 'object' || body === null) return null;
+  const e = body as Record<string, unknown>;
+  if (typeof e.address !== 'string' || typeof e.account !== 'string') return null;
+  if (e.kind === 'failed' && typeof e.trusted === 'boolean') return { kind: 'failed', address: e.address, account: e.account, trusted: e.trusted };
+  if (e.kind === 'trusted') return { kind: 'trusted', address: e.address, account: e.account };
+  return null;
+}
+
 export type GuardOutcome<T> =
   | { ok: true; value: T }
   | { ok: false; throttled: false }
@@ -27,6 +43,8 @@ export class LoginGuard {
   failures = 0;
   /** Attempts waiting for checks in flight to settle: what they wait on, and how to wake them. */
   private waiting: { address: string; account: string; wake: () => void }[] = [];
+  /** Tells the other nodes of a cluster what they must count too (none on a single node). */
+  share: ((event: SharedLoginEvent) => void) | null = null;
 
   constructor(
     limits: LoginLimits | undefined,
@@ -65,10 +83,19 @@ export class LoginGuard {
     if (value === null) {
       this.failures++;
       this.settled(ticket, () => this.throttle.failed(ticket));
+      this.share?.({ kind: 'failed', address, account, trusted: ticket.trusted });
       return { ok: false, throttled: false };
     }
+    const newlyTrusted = this.share !== null && !this.throttle.isTrusted(address, account, this.now());
     this.settled(ticket, () => this.throttle.succeeded(ticket, this.now()));
+    if (newlyTrusted) this.share?.({ kind: 'trusted', address, account });
     return { ok: true, value };
+  }
+
+  /** What another node of the cluster counted: counted here too. */
+  applyShared(event: SharedLoginEvent): void {
+    if (event.kind === 'failed') this.throttle.charge(event.address, event.account, event.trusted, this.now());
+    else this.throttle.trustPair(event.address, event.account, this.now());
   }
 
   /** Records how a check ended, then lets the attempts that waited on its buckets ask again. */

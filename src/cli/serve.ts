@@ -11,6 +11,9 @@ import { createLogger } from '../log.js';
 import { DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from '../connection-cap.js';
 import { reportFdLimit } from '../fd-limit.js';
 import { DEFAULT_LOGIN_TIMEOUT_MS, startServer, type ServerConfig } from '../server.js';
+import { parseRedisUrl } from '../cluster/redis-connect.js';
+import { VtsError } from '../errors.js';
+import { isPrimary, isWorker, nodeName, parseNodeId, parseWorkers, reportListening, runWorkers, workerCount } from './workers.js';
 
 interface ServeOptions {
   dataDir: string;
@@ -54,6 +57,10 @@ interface ServeOptions {
   commandLink: 'v2' | 'mqtt';
   mapTiles: string;
   mapAttribution: string;
+  cluster?: string;
+  nodeId?: string;
+  clusterPrefix: string;
+  workers?: number | 'auto';
 }
 
 /** A port, or `off` (commander would turn a parser's null into ''). */
@@ -217,8 +224,22 @@ export function registerServe(program: Command): void {
     default: 'v2',
     parse: parseChoice(['v2', 'mqtt'] as const),
   });
+  addConfigOption(cmd, '--cluster <url>', 'join the cluster of this Redis (redis://host:6379): nodes share their state through it (they need one shared database)', {
+    parse: parseRedisUrl,
+  });
+  addConfigOption(cmd, '--node-id <name>', "this node's name in the cluster (default: host name and process id)", { parse: parseNodeId });
+  addConfigOption(cmd, '--cluster-prefix <text>', 'prefix of the cluster\'s Redis keys and channels (clusters sharing one Redis need their own)', {
+    default: 'vts',
+    parse: parseNodeId,
+  });
+  addConfigOption(cmd, '--workers <n>', 'with --cluster: run n worker nodes on this machine sharing the ports (auto = one per CPU)', {
+    parse: parseWorkers,
+  });
   cmd.action(async () => {
     const o = resolveOptions<ServeOptions>(cmd);
+    const workers = workerCount(o.workers);
+    if (workers > 1 && !o.cluster) throw new VtsError('VTS_ERR_CONFIG', '--workers needs --cluster: the workers are nodes of one cluster (e.g. --cluster redis://127.0.0.1:6379)');
+    if (workers > 1 && isPrimary()) return runWorkers(workers, createLogger(o.logLevel));
     const log = createLogger(o.logLevel);
     const config: ServerConfig = {
       dataDir: o.dataDir,
@@ -258,6 +279,7 @@ export function registerServe(program: Command): void {
       mqttSuperuser: o.mqttSuperuser,
       commandLink: o.commandLink,
       web: { tileUrl: o.mapTiles, tileAttribution: o.mapAttribution },
+      cluster: o.cluster ? { url: o.cluster, nodeId: nodeName(o.nodeId), prefix: o.clusterPrefix } : undefined,
       mqtt: {
         port: portOrNull(o.mqttPort),
         tlsPort: portOrNull(o.mqttsPort),
@@ -283,9 +305,17 @@ export function registerServe(program: Command): void {
 
     const server = await startServer(config, log);
     const { mp, mpTls, http, https, mqtt, mqtts, mqttWs } = server.ports;
-    log.info({ dataDir: o.dataDir, ports: server.ports, mqttBroker: server.bridge ? (o.mqttUrl ? 'external' : 'embedded') : 'off' }, 'vts listening');
-    reportFdLimit(log);
-    process.stdout.write(JSON.stringify({ event: 'listening', mp, mpTls, http, https, mqtt, mqtts, mqttWs }) + '\n');
+    log.info(
+      { dataDir: o.dataDir, ports: server.ports, mqttBroker: server.bridge ? (o.mqttUrl ? 'external' : 'embedded') : 'off', ...(config.cluster ? { node: config.cluster.nodeId } : {}) },
+      'vts listening',
+    );
+    const listening = { event: 'listening' as const, mp, mpTls, http, https, mqtt, mqtts, mqttWs };
+    // a worker tells its primary, which says it once for all of them
+    if (isWorker()) reportListening(listening);
+    else {
+      reportFdLimit(log);
+      process.stdout.write(JSON.stringify(listening) + '\n');
+    }
 
     const code = await new Promise<number>((resolve) => {
       stopRequested = (signal: string): void => {

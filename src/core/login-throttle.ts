@@ -112,6 +112,14 @@ class Buckets {
     this.pending.set(key, (this.pending.get(key) ?? 0) + 1);
   }
 
+  /** Takes an attempt that was checked elsewhere (another node): nothing is pending here. */
+  charge(key: string, now: number): void {
+    if (!this.enabled) return;
+    const b = this.current(key, now);
+    b.level = Math.max(0, b.level - 1);
+    this.map.set(key, b);
+  }
+
   /** The check of an attempt taken from `key` ended (right or wrong). */
   settle(key: string): void {
     if (!this.enabled) return;
@@ -183,11 +191,34 @@ export class LoginThrottle {
   /** The secret was right: the attempt is given back and the pair becomes trusted. */
   succeeded(ticket: Ticket, now: number): void {
     this.cancel(ticket, now);
-    let known = this.trust.get(ticket.account);
-    if (!known) this.trust.set(ticket.account, (known = new Map()));
-    known.delete(ticket.address);
-    known.set(ticket.address, now + this.limits.trustDays * 86_400_000);
+    this.trustPair(ticket.address, ticket.account, now);
+  }
+
+  /** Trusts the pair for `trustDays` (a right secret here, or on another node). */
+  trustPair(address: string, account: string, now: number): void {
+    let known = this.trust.get(account);
+    if (!known) this.trust.set(account, (known = new Map()));
+    known.delete(address);
+    known.set(address, now + this.limits.trustDays * 86_400_000);
     if (known.size > TRUSTED_PER_ACCOUNT) known.delete(known.keys().next().value as string);
+  }
+
+  /**
+   * A wrong secret that another node checked: its attempt counts here too, so that the nodes of a
+   * cluster share one budget (each node counts every failure of the cluster; right secrets give
+   * their attempt back, so they need not travel).
+   */
+  charge(address: string, account: string, trusted: boolean, now: number): void {
+    this.pairs.charge(`${address}\u0000${account}`, now);
+    if (!trusted) {
+      this.addresses.charge(address, now);
+      this.accounts.charge(account, now);
+    }
+  }
+
+  /** Whether the pair is trusted now. */
+  isTrusted(address: string, account: string, now: number): boolean {
+    return this.trusted(address, account, now);
   }
 
   /** The secret was wrong: the attempt stays counted. */

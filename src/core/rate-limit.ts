@@ -32,6 +32,8 @@ interface Entry {
 
 export class RateLimiter {
   private readonly entries = new Map<string, Entry>();
+  /** Requests counted here since the last `drainCounted` (when shared with other nodes). */
+  private counted: Map<string, number> | null = null;
 
   constructor(readonly options: RateLimitOptions = DEFAULT_RATE_LIMIT) {}
 
@@ -42,6 +44,7 @@ export class RateLimiter {
   /** Counts a request; false when the address is over its quota (refuse with 429). */
   hit(address: string, now: number): boolean {
     if (!this.enabled) return true;
+    if (this.counted) this.counted.set(address, (this.counted.get(address) ?? 0) + 1);
     const expires = now + this.options.expireSeconds;
     const e = this.entries.get(address);
     if (!e) {
@@ -51,6 +54,34 @@ export class RateLimiter {
     e.quota = Math.max(0, e.quota - 1);
     e.expires = expires;
     return e.quota > 0;
+  }
+
+  /**
+   * Requests another node of a cluster counted for the address since it last said (each node
+   * counts every request of the cluster, so that the quota is the cluster's).
+   */
+  charge(address: string, requests: number, now: number): void {
+    if (!this.enabled || requests <= 0) return;
+    const expires = now + this.options.expireSeconds;
+    const e = this.entries.get(address);
+    if (!e) this.entries.set(address, { quota: Math.max(0, this.options.burst - requests), expires });
+    else {
+      e.quota = Math.max(0, e.quota - requests);
+      e.expires = Math.max(e.expires, expires);
+    }
+  }
+
+  /** From now on, remembers the requests counted here for `drainCounted` (a cluster shares them). */
+  shareCounts(): void {
+    this.counted ??= new Map();
+  }
+
+  /** The requests counted here per address since the last call. */
+  drainCounted(): [string, number][] {
+    if (!this.counted || this.counted.size === 0) return [];
+    const out = [...this.counted];
+    this.counted.clear();
+    return out;
   }
 
   /** The once-a-minute step: forget expired addresses, refill the others. */

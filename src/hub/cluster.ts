@@ -105,6 +105,16 @@ export interface Cluster {
   claim(table: string, key: string, owner: string): Promise<string | null>;
   /** Frees `key` if `owner` holds it. */
   release(table: string, key: string, owner: string): Promise<void>;
+  /** Sends `body` to the other nodes' handlers of `topic` (shared counters: the login throttle, the rate limit). */
+  broadcast(topic: string, body: unknown): void;
+  /** Hears the other nodes' broadcasts of `topic` (the body is checked by the handler). */
+  onBroadcast(topic: string, handler: (body: unknown, from: string) => void): void;
+  /**
+   * Runs for the leadership of `role` (one node of the cluster does the job: the bridge of an
+   * external MQTT broker): `onChange(true)` when this node leads, `onChange(false)` when it stops.
+   * Returns a function that gives the role up.
+   */
+  lead(role: string, onChange: (leading: boolean) => void): () => void;
   /** Leaves the cluster (what this node holds is dropped from it). */
   stop(): Promise<void>;
 }
@@ -154,6 +164,12 @@ export class SoloCluster implements Cluster {
   async release(table: string, key: string, owner: string): Promise<void> {
     const t = this.tables.get(table);
     if (t?.get(key) === owner) t.delete(key);
+  }
+  broadcast(): void {}
+  onBroadcast(): void {}
+  lead(_role: string, onChange: (leading: boolean) => void): () => void {
+    onChange(true);
+    return () => onChange(false);
   }
   async stop(): Promise<void> {}
 }

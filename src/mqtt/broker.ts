@@ -25,6 +25,7 @@ import { userAccount, type LoginGuard } from '../auth/login-guard.js';
 import { topicAccess } from '../core/mqtt/acl.js';
 import { listen } from '../listen.js';
 import { GuardedConnection } from './guarded-connection.js';
+import { clusterAdapters, type BrokerCluster } from './cluster-adapters.js';
 import type { Store } from '../store/store.js';
 
 /**
@@ -60,6 +61,8 @@ export interface BrokerListenOptions {
   maxPacket?: number;
   /** Time for a TLS handshake, a WebSocket upgrade and the CONNECT (ms; `--timeout-login`). Default 10 s. */
   loginTimeoutMs?: number;
+  /** A cluster node's broker: shares its state with the other nodes' brokers through Redis. */
+  cluster?: BrokerCluster;
 }
 
 /** Metrics, notifications and command outputs of a module are far smaller. */
@@ -80,7 +83,12 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
   const users = new WeakMap<Client, string>();
   const addresses = new WeakMap<object, string>();
 
+  const adapters = opts.cluster ? clusterAdapters(opts.cluster) : null;
   const aedes = await Aedes.createBroker({
+    ...(adapters && opts.cluster
+      ? // the brokers of the other nodes publish the wills of a dead node's clients within a minute
+        { id: opts.cluster.id, mq: adapters.mq, persistence: adapters.persistence, heartbeatInterval: 5000 }
+      : {}),
     drainTimeout: 30_000,
     connectTimeout: opts.loginTimeoutMs ?? 10_000,
     maxClientsIdLength: 128,
@@ -157,6 +165,7 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
     for (const s of sockets) s.destroy();
     await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
     await new Promise<void>((r) => aedes.close(() => r()));
+    await adapters?.close();
   };
   try {
     // every connection goes through the packet-size guard, known by its peer's address

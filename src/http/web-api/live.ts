@@ -78,6 +78,8 @@ export const live: ApiRoute = {
 
     send('hello', { time: ctx.hub.seconds(), vehicle: id });
     ctx.hub.registerApiApp(id, vehicle.ownerId, key); // emits `link`
+    // in a cluster: what the car's node forwards from now on is all that the read below misses
+    await ctx.hub.settled(id);
     const messages = (await ctx.store.getCarMessages(id)).filter((m) => !m.paranoid);
     messages.sort((a, b) => replayOrder(a.code, b.code));
     for (const m of messages) send('record', { code: m.code, data: m.data, time: m.time });

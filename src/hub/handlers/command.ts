@@ -46,7 +46,8 @@ export function runForClient(hub: HubPort, peer: Peer, link: VehicleLink, wire: 
     .run({
       vehicleId: link.vehicleId,
       kind: 'mp',
-      caller: `mp:${peer.id}`,
+      // a connection is known by its node in a cluster
+      caller: hub.cluster.clustered ? `mp:${hub.cluster.nodeId}/${peer.id}` : `mp:${peer.id}`,
       via: 'mp',
       job: {
         command,

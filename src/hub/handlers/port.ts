@@ -50,6 +50,7 @@ export interface HubPort {
   /** The other nodes of a cluster (shared group data); a single node has none. */
   readonly cluster: {
     readonly clustered: boolean;
+    readonly nodeId: string;
     groupChanged(group: string, vehicleId: string, data: string | null): void;
     groupMembers(group: string): Promise<[string, string][]>;
   };

@@ -1,0 +1,110 @@
+/**
+ * API sessions in the cluster's Redis (src/hub/session-store.ts), so that a cookie made on one node
+ * works on every node: `sess:<id>` holds the session, the sorted set `sess:seen` when each was last
+ * used (sliding expiry), `sess:tok:<hash>` and `sess:own:<owner>` find them by token and owner, and
+ * `sess:apps:<id>` which node counts the session as an app of which vehicle.
+ */
+import type { SessionRecord, SessionStore } from '../hub/session-store.js';
+import type { RedisCluster } from './redis-cluster.js';
+import { CLAIM, RELEASE, USE_SESSION as USE } from './scripts.js';
+
+const ENDED = 'session-end';
+
+
+function parseRecord(text: string | null): SessionRecord | undefined {
+  if (text === null) return undefined;
+  try {
+    const r = JSON.parse(text) as Partial<SessionRecord>;
+    if (typeof r.id !== 'string' || typeof r.ownerId !== 'number' || typeof r.ownerName !== 'string' || typeof r.permit !== 'string') return undefined;
+    return {
+      id: r.id,
+      ownerId: r.ownerId,
+      ownerName: r.ownerName,
+      permit: r.permit,
+      ...(typeof r.tokenHash === 'string' ? { tokenHash: r.tokenHash } : {}),
+      ...(typeof r.csrf === 'string' ? { csrf: r.csrf } : {}),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+export class RedisSessionStore implements SessionStore {
+  constructor(private readonly cluster: RedisCluster) {}
+
+  private k(name: string): string {
+    return this.cluster.key(name);
+  }
+
+  async put(rec: SessionRecord, now: number): Promise<void> {
+    const m = this.cluster.redis.multi().set(this.k(`sess:${rec.id}`), JSON.stringify(rec)).zadd(this.k('sess:seen'), now, rec.id);
+    m.sadd(this.k(`sess:own:${rec.ownerId}`), rec.id);
+    if (rec.tokenHash !== undefined) m.sadd(this.k(`sess:tok:${rec.tokenHash}`), rec.id);
+    await m.exec();
+  }
+
+  async use(id: string, now: number, timeoutMs: number): Promise<SessionRecord | undefined> {
+    const text = await USE.run(this.cluster.redis, [this.k('sess:seen'), this.k(`sess:${id}`)], [id, now, timeoutMs]);
+    return parseRecord(typeof text === 'string' ? text : null);
+  }
+
+  async remove(id: string): Promise<boolean> {
+    const redis = this.cluster.redis;
+    const [[, text], [, removed]] = (await redis.multi().get(this.k(`sess:${id}`)).zrem(this.k('sess:seen'), id).del(this.k(`sess:${id}`), this.k(`sess:apps:${id}`)).exec()) as [
+      [unknown, string | null],
+      [unknown, number],
+    ];
+    const rec = parseRecord(text);
+    if (rec) {
+      const m = redis.multi().srem(this.k(`sess:own:${rec.ownerId}`), id);
+      if (rec.tokenHash !== undefined) m.srem(this.k(`sess:tok:${rec.tokenHash}`), id);
+      await m.exec();
+    }
+    return removed === 1;
+  }
+
+  byToken(tokenHash: string): Promise<string[]> {
+    return this.cluster.redis.smembers(this.k(`sess:tok:${tokenHash}`));
+  }
+
+  async byOwner(ownerId: number): Promise<SessionRecord[]> {
+    const ids = await this.cluster.redis.smembers(this.k(`sess:own:${ownerId}`));
+    if (ids.length === 0) return [];
+    const texts = await this.cluster.redis.mget(ids.map((id) => this.k(`sess:${id}`)));
+    return texts.map(parseRecord).filter((r): r is SessionRecord => r !== undefined);
+  }
+
+  expired(now: number, timeoutMs: number): Promise<string[]> {
+    return this.cluster.redis.zrangebyscore(this.k('sess:seen'), '-inf', now - timeoutMs - 1, 'LIMIT', 0, 1000);
+  }
+
+  async exist(ids: readonly string[]): Promise<boolean[]> {
+    const scores = await this.cluster.redis.zmscore(this.k('sess:seen'), ...ids);
+    return scores.map((s) => s !== null);
+  }
+
+  announceEnd(id: string): void {
+    this.cluster.broadcast(ENDED, id);
+  }
+
+  onEnded(listener: (id: string) => void): void {
+    this.cluster.onBroadcast(ENDED, (body) => {
+      if (typeof body === 'string') listener(body);
+    });
+  }
+
+  async claimApp(id: string, vehicleId: string): Promise<boolean> {
+    const redis = this.cluster.redis;
+    const key = this.k(`sess:apps:${id}`);
+    const held = await CLAIM.run(redis, [key], [vehicleId, this.cluster.nodeId]);
+    if (typeof held !== 'string') return true;
+    // counted by a node that is gone: this node counts it now
+    if (await redis.exists(this.k(`alive:${held}`))) return false;
+    await redis.hset(key, vehicleId, this.cluster.nodeId);
+    return true;
+  }
+
+  releaseApp(id: string, vehicleId: string): void {
+    RELEASE.run(this.cluster.redis, [this.k(`sess:apps:${id}`)], [vehicleId, this.cluster.nodeId]).catch(() => undefined);
+  }
+}

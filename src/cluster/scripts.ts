@@ -1,0 +1,80 @@
+/**
+ * The Lua scripts the cluster runs in Redis, where a read and a write must be one step (Redis runs
+ * a script whole, with nothing in between). Each is sent once and then called by its SHA-1.
+ */
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+export interface Script {
+  run(redis: Redis, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown>;
+}
+
+function script(lua: string): Script {
+  const sha = createHash('sha1').update(lua).digest('hex');
+  return {
+    async run(redis, keys, args) {
+      try {
+        return await redis.evalsha(sha, keys.length, ...keys, ...args);
+      } catch (err) {
+        if (!String((err as Error).message).startsWith('NOSCRIPT')) throw err;
+        return redis.eval(lua, keys.length, ...keys, ...args);
+      }
+    },
+  };
+}
+
+/**
+ * KEYS: alive key. ARGV: token, ttl ms. Keeps this node's lease: 1 when it was ours, 2 when it had
+ * expired (the others may have found this node dead: it must join again), 0 when another process
+ * holds it.
+ */
+export const HEARTBEAT = script(`
+local cur = redis.call('GET', KEYS[1])
+if cur == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+if not cur then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 2 end
+return 0`);
+
+/**
+ * KEYS: nodes set, the dead node's presence hash. ARGV: node. Takes a dead node out of the cluster
+ * once: 1 for the caller that did it, 0 when another node did.
+ */
+export const BURY = script(`
+if redis.call('SREM', KEYS[1], ARGV[1]) == 1 then redis.call('DEL', KEYS[2]) return 1 end
+return 0`);
+
+/**
+ * KEYS: the vehicle's car claim, the claim counter. ARGV: node. Records that the car logged in on
+ * this node; returns the claim it replaced ('<node> <n>', or false) and this claim's number.
+ */
+export const CLAIM_CAR = script(`
+local old = redis.call('GET', KEYS[1])
+local n = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. n)
+return {old or false, n}`);
+
+/** KEYS: table hash. ARGV: key, owner. Null when the key is now the owner's, else who holds it. */
+export const CLAIM = script(`
+local cur = redis.call('HGET', KEYS[1], ARGV[1])
+if cur and cur ~= ARGV[2] then return cur end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return false`);
+
+/** KEYS: table hash. ARGV: key, owner. Frees the key if the owner holds it. */
+export const RELEASE = script(`
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) end
+return 0`);
+
+/**
+ * KEYS: the sessions' last-use sorted set, the session. ARGV: id, now (ms), timeout (ms). The
+ * session's JSON, its use recorded; false when it is gone or has been idle too long.
+ */
+export const USE_SESSION = script(`
+local t = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not t or tonumber(ARGV[2]) - tonumber(t) > tonumber(ARGV[3]) then return false end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+return redis.call('GET', KEYS[2])`);
+
+/** KEYS: a lease. ARGV: token. Gives the lease up if this node holds it. */
+export const RELEASE_LEASE = script(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0`);
