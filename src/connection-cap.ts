@@ -42,6 +42,8 @@ export class ConnectionCap {
     private readonly log: Logger,
     private readonly now: () => number = Date.now,
     private readonly logIntervalMs = LOG_INTERVAL_MS,
+    /** Addresses that are not capped (the load balancers and proxies of `--trust-proxy`). */
+    private readonly exempt: (address: string) => boolean = () => false,
   ) {}
 
   /** Open connections counted for this address (IPv6: for its /64). */
@@ -60,6 +62,7 @@ export class ConnectionCap {
    */
   admit(socket: Socket): boolean {
     if (this.max <= 0) return true;
+    if (socket.remoteAddress !== undefined && this.exempt(socket.remoteAddress)) return true;
     const key = addressKey(socket.remoteAddress);
     const n = this.open.get(key) ?? 0;
     if (n >= this.max) {

@@ -11,6 +11,7 @@ import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitOptions } from './core/r
 import { ApiSessions } from './hub/api-sessions.js';
 import { clusterParts, type ClusterConfig } from './cluster/parts.js';
 import { shareLimits } from './hub/shared-limits.js';
+import { trustedProxyCheck } from './trusted-proxies.js';
 import type { CommandService, CommandServiceOptions } from './hub/command-service.js';
 import type { EmbeddedBroker } from './mqtt/broker.js';
 import type { MqttBridge } from './mqtt/bridge.js';
@@ -20,7 +21,7 @@ import { CommandJobs } from './hub/command-jobs.js';
 import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL, type WebOptions } from './http/web.js';
 import { startHttpListeners, type HttpListeners } from './http/listener.js';
 import { startOfUtcDay } from './core/time.js';
-import { VtsError } from './errors.js';
+import { isVtsError, VtsError } from './errors.js';
 import { describeListenError, withListenerGuard, type ListenerSpec } from './listen.js';
 import { ConnectionCap, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from './connection-cap.js';
 import { LoginGuard } from './auth/login-guard.js';
@@ -87,6 +88,8 @@ export interface ServerConfig {
   commandLink?: 'v2' | 'mqtt';
   /** The web dashboard: its build folder (default dist/web) and map tiles. */
   web?: Partial<WebOptions>;
+  /** HTTP proxies and load balancers whose `X-Forwarded-For` is believed (`--trust-proxy`). */
+  trustProxy?: string[];
   /** Membership of a cluster (`--cluster`); none: a single node, no Redis. */
   cluster?: ClusterConfig;
 }
@@ -213,6 +216,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     rateLimiter,
     cookieNames: [...new Set([config.cookieName ?? 'svcapisession', 'svcapisession'])],
     bodyLimit: config.httpBodyLimit ?? 64 * 1024,
+    trustProxy: config.trustProxy ?? [],
     liveStreams: new Set(),
     web: {
       dir: config.web?.dir,
@@ -222,7 +226,13 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   };
 
   // every listener (MP, HTTP, MQTT) counts its connections in one cap per address
-  const connections = new ConnectionCap(config.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, log);
+  const connections = new ConnectionCap(
+    config.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+    log,
+    Date.now,
+    undefined,
+    trustedProxyCheck(config.trustProxy ?? []),
+  );
   const capped = <T>(start: () => Promise<T>): Promise<T> => withListenerGuard((server) => connections.guard(server), start);
   let mp: MpListener;
   let http: HttpListeners;
@@ -301,7 +311,8 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   const timer = setInterval(() => void housekeeping(), config.housekeepingMs ?? 60_000);
   timer.unref();
   const sessionTimer = setInterval(
-    () => sessions.sweep().catch((err: unknown) => log.warn({ err }, 'API session sweep failed')),
+    // while a cluster's Redis is away the cluster has said so: no warning every few seconds
+    () => sessions.sweep().catch((err: unknown) => (isVtsError(err, 'VTS_ERR_CLUSTER') ? log.debug({ err }, 'API session sweep failed') : log.warn({ err }, 'API session sweep failed'))),
     Math.min(10_000, sessions.timeoutMs / 2),
   );
   sessionTimer.unref();

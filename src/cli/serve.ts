@@ -13,6 +13,7 @@ import { reportFdLimit } from '../fd-limit.js';
 import { DEFAULT_LOGIN_TIMEOUT_MS, startServer, type ServerConfig } from '../server.js';
 import { parseRedisUrl } from '../cluster/redis-connect.js';
 import { VtsError } from '../errors.js';
+import { parseTrustedProxies } from '../trusted-proxies.js';
 import { isPrimary, isWorker, nodeName, parseNodeId, parseWorkers, reportListening, runWorkers, workerCount } from './workers.js';
 
 interface ServeOptions {
@@ -61,6 +62,7 @@ interface ServeOptions {
   nodeId?: string;
   clusterPrefix: string;
   workers?: number | 'auto';
+  trustProxy?: string[];
 }
 
 /** A port, or `off` (commander would turn a parser's null into ''). */
@@ -232,6 +234,9 @@ export function registerServe(program: Command): void {
     default: 'vts',
     parse: parseNodeId,
   });
+  addConfigOption(cmd, '--trust-proxy <list>', 'HTTP proxies or load balancers (addresses, networks a.b.c.d/n) whose X-Forwarded-For names the client; not capped per address', {
+    parse: parseTrustedProxies,
+  });
   addConfigOption(cmd, '--workers <n>', 'with --cluster: run n worker nodes on this machine sharing the ports (auto = one per CPU)', {
     parse: parseWorkers,
   });
@@ -279,6 +284,7 @@ export function registerServe(program: Command): void {
       mqttSuperuser: o.mqttSuperuser,
       commandLink: o.commandLink,
       web: { tileUrl: o.mapTiles, tileAttribution: o.mapAttribution },
+      trustProxy: o.trustProxy,
       cluster: o.cluster ? { url: o.cluster, nodeId: nodeName(o.nodeId), prefix: o.clusterPrefix } : undefined,
       mqtt: {
         port: portOrNull(o.mqttPort),

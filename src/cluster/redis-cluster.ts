@@ -87,6 +87,19 @@ export class RedisCluster implements Cluster {
     return this.cmd;
   }
 
+  /**
+   * Runs a Redis operation of the cluster's stores: while Redis is out of reach it fails with
+   * VTS_ERR_CLUSTER (HTTP answers 503), not with the client's own error.
+   */
+  async shared<T>(op: (redis: Redis) => Promise<T>): Promise<T> {
+    try {
+      return await op(this.redis);
+    } catch (err) {
+      if (isVtsError(err)) throw err;
+      throw new VtsError('VTS_ERR_CLUSTER', `Redis: ${errText(err)}`, { cause: err });
+    }
+  }
+
   /** The key of a name under this cluster's prefix. */
   key(name: string): string {
     return this.k(name);

@@ -18,10 +18,10 @@ export class RedisJobRecords implements JobRecords {
   constructor(private readonly cluster: RedisCluster) {}
 
   async put(job: Job, keepMs: number): Promise<void> {
-    await this.cluster.redis.set(this.cluster.key(`job:${job.id}`), JSON.stringify(job), 'PX', Math.max(1, Math.round(keepMs)));
+    await this.cluster.shared((redis) => redis.set(this.cluster.key(`job:${job.id}`), JSON.stringify(job), 'PX', Math.max(1, Math.round(keepMs))));
   }
 
   async get(id: string): Promise<Job | undefined> {
-    return parseJob(await this.cluster.redis.get(this.cluster.key(`job:${id}`)));
+    return parseJob(await this.cluster.shared((redis) => redis.get(this.cluster.key(`job:${id}`))));
   }
 }

@@ -4,6 +4,7 @@
  * used (sliding expiry), `sess:tok:<hash>` and `sess:own:<owner>` find them by token and owner, and
  * `sess:apps:<id>` which node counts the session as an app of which vehicle.
  */
+import type { Redis } from 'ioredis';
 import type { SessionRecord, SessionStore } from '../hub/session-store.js';
 import type { RedisCluster } from './redis-cluster.js';
 import { CLAIM, RELEASE, USE_SESSION as USE } from './scripts.js';
@@ -36,20 +37,27 @@ export class RedisSessionStore implements SessionStore {
     return this.cluster.key(name);
   }
 
-  async put(rec: SessionRecord, now: number): Promise<void> {
-    const m = this.cluster.redis.multi().set(this.k(`sess:${rec.id}`), JSON.stringify(rec)).zadd(this.k('sess:seen'), now, rec.id);
-    m.sadd(this.k(`sess:own:${rec.ownerId}`), rec.id);
-    if (rec.tokenHash !== undefined) m.sadd(this.k(`sess:tok:${rec.tokenHash}`), rec.id);
-    await m.exec();
+  put(rec: SessionRecord, now: number): Promise<void> {
+    return this.cluster.shared(async (redis) => {
+      const m = redis.multi().set(this.k(`sess:${rec.id}`), JSON.stringify(rec)).zadd(this.k('sess:seen'), now, rec.id);
+      m.sadd(this.k(`sess:own:${rec.ownerId}`), rec.id);
+      if (rec.tokenHash !== undefined) m.sadd(this.k(`sess:tok:${rec.tokenHash}`), rec.id);
+      await m.exec();
+    });
   }
 
-  async use(id: string, now: number, timeoutMs: number): Promise<SessionRecord | undefined> {
-    const text = await USE.run(this.cluster.redis, [this.k('sess:seen'), this.k(`sess:${id}`)], [id, now, timeoutMs]);
-    return parseRecord(typeof text === 'string' ? text : null);
+  use(id: string, now: number, timeoutMs: number): Promise<SessionRecord | undefined> {
+    return this.cluster.shared(async (redis) => {
+      const text = await USE.run(redis, [this.k('sess:seen'), this.k(`sess:${id}`)], [id, now, timeoutMs]);
+      return parseRecord(typeof text === 'string' ? text : null);
+    });
   }
 
-  async remove(id: string): Promise<boolean> {
-    const redis = this.cluster.redis;
+  remove(id: string): Promise<boolean> {
+    return this.cluster.shared((redis) => this.removeWith(redis, id));
+  }
+
+  private async removeWith(redis: Redis, id: string): Promise<boolean> {
     const [[, text], [, removed]] = (await redis.multi().get(this.k(`sess:${id}`)).zrem(this.k('sess:seen'), id).del(this.k(`sess:${id}`), this.k(`sess:apps:${id}`)).exec()) as [
       [unknown, string | null],
       [unknown, number],
@@ -64,23 +72,24 @@ export class RedisSessionStore implements SessionStore {
   }
 
   byToken(tokenHash: string): Promise<string[]> {
-    return this.cluster.redis.smembers(this.k(`sess:tok:${tokenHash}`));
+    return this.cluster.shared((redis) => redis.smembers(this.k(`sess:tok:${tokenHash}`)));
   }
 
-  async byOwner(ownerId: number): Promise<SessionRecord[]> {
-    const ids = await this.cluster.redis.smembers(this.k(`sess:own:${ownerId}`));
-    if (ids.length === 0) return [];
-    const texts = await this.cluster.redis.mget(ids.map((id) => this.k(`sess:${id}`)));
-    return texts.map(parseRecord).filter((r): r is SessionRecord => r !== undefined);
+  byOwner(ownerId: number): Promise<SessionRecord[]> {
+    return this.cluster.shared(async (redis) => {
+      const ids = await redis.smembers(this.k(`sess:own:${ownerId}`));
+      if (ids.length === 0) return [];
+      const texts = await redis.mget(ids.map((id) => this.k(`sess:${id}`)));
+      return texts.map(parseRecord).filter((r): r is SessionRecord => r !== undefined);
+    });
   }
 
   expired(now: number, timeoutMs: number): Promise<string[]> {
-    return this.cluster.redis.zrangebyscore(this.k('sess:seen'), '-inf', now - timeoutMs - 1, 'LIMIT', 0, 1000);
+    return this.cluster.shared((redis) => redis.zrangebyscore(this.k('sess:seen'), '-inf', now - timeoutMs - 1, 'LIMIT', 0, 1000));
   }
 
-  async exist(ids: readonly string[]): Promise<boolean[]> {
-    const scores = await this.cluster.redis.zmscore(this.k('sess:seen'), ...ids);
-    return scores.map((s) => s !== null);
+  exist(ids: readonly string[]): Promise<boolean[]> {
+    return this.cluster.shared(async (redis) => (await redis.zmscore(this.k('sess:seen'), ...ids)).map((s) => s !== null));
   }
 
   announceEnd(id: string): void {
@@ -93,8 +102,11 @@ export class RedisSessionStore implements SessionStore {
     });
   }
 
-  async claimApp(id: string, vehicleId: string): Promise<boolean> {
-    const redis = this.cluster.redis;
+  claimApp(id: string, vehicleId: string): Promise<boolean> {
+    return this.cluster.shared((redis) => this.claimAppWith(redis, id, vehicleId));
+  }
+
+  private async claimAppWith(redis: Redis, id: string, vehicleId: string): Promise<boolean> {
     const key = this.k(`sess:apps:${id}`);
     const held = await CLAIM.run(redis, [key], [vehicleId, this.cluster.nodeId]);
     if (typeof held !== 'string') return true;
@@ -105,6 +117,6 @@ export class RedisSessionStore implements SessionStore {
   }
 
   releaseApp(id: string, vehicleId: string): void {
-    RELEASE.run(this.cluster.redis, [this.k(`sess:apps:${id}`)], [vehicleId, this.cluster.nodeId]).catch(() => undefined);
+    this.cluster.shared((redis) => RELEASE.run(redis, [this.k(`sess:apps:${id}`)], [vehicleId, this.cluster.nodeId])).catch(() => undefined);
   }
 }

@@ -66,6 +66,8 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
     // a URL the router cannot decode: our 400, with the headers every response carries
     frameworkErrors: (err, req, reply) => failed(err, req, commonHeaders(reply)),
     ...(tls ? { https: tls } : {}),
+    // behind trusted HTTP proxies (--trust-proxy) the client is the one X-Forwarded-For names
+    ...(ctx.trustProxy.length > 0 ? { trustProxy: [...ctx.trustProxy] } : {}),
   }) as unknown as FastifyInstance;
 
   // Hooks in callback style: the hot path (GET with keep-alive) allocates no promise for them.

@@ -33,6 +33,11 @@ export interface HttpContext {
   mqttSuperuser?: string;
   /** The web dashboard: its files and map settings. */
   web: WebOptions;
+  /**
+   * Addresses and networks of HTTP proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are
+   * believed (`--trust-proxy`); empty: none.
+   */
+  trustProxy: readonly string[];
   /** Open live streams (`GET /api/live`): each entry ends its stream (at shutdown). */
   liveStreams: Set<() => void>;
 }

@@ -36,6 +36,7 @@ const SKIP: [RegExp, string][] = [
   [/^(npm install && )?npm test\b/, 'this test is part of that run'],
   [/^npm run bench\b/, 'a benchmark of minutes, not an example to check'],
   [/^vts serve --mqtt-port 1884$/, 'the server the test runs has its broker on a free port, which stands for 1884'],
+  [/^vts serve --cluster /, 'nodes of a cluster on other machines (test/cluster/ runs real clusters, --workers included)'],
   [/\[|\b(NAME|ID|P|CARPASS|VEHICLE|COMMAND)\b/, 'a synopsis of the CLI reference (placeholders in capitals, options in brackets), not an example'],
 ];
 
