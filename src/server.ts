@@ -178,7 +178,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   const parts = clusterParts(config.cluster, log);
   const hub = new Hub(store, log, hubOptions, parts.cluster);
   try {
-    await parts.cluster.start(hub);
+    await parts.cluster.start(hub.inbox);
   } catch (err) {
     await store.close();
     throw err;

@@ -16,13 +16,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { isVtsError, VtsError, type ErrorCode, ERRORS } from '../errors.js';
-import { auditedElsewhere, type CommandResult, type JobRequest } from '../hub/command-service.js';
+import { isVtsError, VtsError } from '../errors.js';
+import type { CommandResult, JobRequest } from '../hub/command-service.js';
+import { jobToWire, relayFailure, relayGuardMs, runRelayed } from './command-relay.js';
 import { NO_PRESENCE, type Cluster, type ClusterEvents, type NodePresence, type RemotePresence, type VehicleOutput } from '../hub/cluster.js';
 import { PendingRequests } from './pending-requests.js';
 import { PresenceReplica } from './presence-replica.js';
-import { BURY, CLAIM, CLAIM_CAR, HEARTBEAT, RELEASE, RELEASE_LEASE } from './scripts.js';
-import { encode, parseMessage, type WireJob, type WireMessage } from './wire.js';
+import { BURY, CLAIM, CLAIM_CAR, HEARTBEAT, RELEASE } from './scripts.js';
+import { parseJson, RedisGroups } from './redis-groups.js';
+import { Roles } from './roles.js';
+import { encode, parseMessage, type WireMessage } from './wire.js';
 import { connectRedis, redisTarget } from './redis-connect.js';
 
 export interface RedisClusterOptions {
@@ -67,8 +70,9 @@ export class RedisCluster implements Cluster {
   private timer: NodeJS.Timeout | null = null;
   private stopping = false;
   private joining: Promise<void> | null = null;
-  /** Roles this node runs for (`lead`), and whether it leads each now. */
-  private readonly roles = new Map<string, { onChange: (leading: boolean) => void; leading: boolean }>();
+  /** Roles this node runs for (`lead`). */
+  private readonly roles: Roles;
+  private readonly groups: RedisGroups;
 
   constructor(private readonly opts: RedisClusterOptions) {
     this.nodeId = opts.nodeId;
@@ -79,6 +83,8 @@ export class RedisCluster implements Cluster {
     this.heartbeatMs = opts.heartbeatMs ?? 2000;
     this.deadAfterMs = opts.deadAfterMs ?? 10_000;
     this.syncTimeoutMs = opts.syncTimeoutMs ?? 3000;
+    this.roles = new Roles(this.k, this.token, this.deadAfterMs, this.log);
+    this.groups = new RedisGroups(this.k, this.nodeId);
   }
 
   /** The command connection (for the Redis-backed stores of the cluster: sessions, jobs). */
@@ -186,27 +192,7 @@ export class RedisCluster implements Cluster {
     this.requests.failAll(undefined, 'the cluster (Redis) is out of reach');
     for (const v of this.replica.clear()) this.events?.presenceChanged(v);
     // another node takes the roles over once their leases run out
-    for (const [role, r] of this.roles) this.setLeading(role, r, false);
-  }
-
-  private setLeading(role: string, r: { onChange: (leading: boolean) => void; leading: boolean }, leading: boolean): void {
-    if (r.leading === leading) return;
-    r.leading = leading;
-    this.log.info({ role }, leading ? 'cluster: this node leads' : 'cluster: this node no longer leads');
-    try {
-      r.onChange(leading);
-    } catch (err) {
-      this.log.error({ err, role }, 'cluster: changing the leadership failed');
-    }
-  }
-
-  /** Renews the leases of the roles this node leads, and takes up the ones nobody holds. */
-  private async runForRoles(): Promise<void> {
-    for (const [role, r] of this.roles) {
-      const key = this.k(`lead:${role}`);
-      const lease = await HEARTBEAT.run(this.redis, [key], [this.token, this.deadAfterMs]);
-      this.setLeading(role, r, lease === 1 || lease === 2);
-    }
+    this.roles.stepDown();
   }
 
   /** The heartbeat: renew this node's lease, and bury the nodes whose lease ran out. */
@@ -221,7 +207,7 @@ export class RedisCluster implements Cluster {
         return void this.rejoin();
       }
       if (lease === 0) this.log.error({ node: this.nodeId }, 'cluster: another process holds this node id: give each node its own --node-id');
-      await this.runForRoles();
+      await this.roles.renew(this.cmd);
       const nodes = (await this.cmd.smembers(this.k('nodes'))).filter((n) => n !== this.nodeId);
       if (nodes.length === 0) return;
       const alive = await Promise.all(nodes.map((n) => this.cmd!.exists(this.k(`alive:${n}`))));
@@ -236,7 +222,7 @@ export class RedisCluster implements Cluster {
     const cmd = this.redis;
     if ((await BURY.run(cmd, [this.k('nodes'), this.k(`p:${node}`)], [node])) === 1) {
       this.log.warn({ gone: node }, 'cluster: a node stopped answering: its cars and apps are gone from the counts');
-      await this.dropGroupsOf(node);
+      await this.groups.dropNode(cmd, node);
       await cmd.publish(this.k('all'), encode({ t: 'gone', n: node }));
     }
     this.forget(node);
@@ -305,37 +291,17 @@ export class RedisCluster implements Cluster {
         case 'synced':
           return this.requests.resolve(m.id, undefined);
         case 'cmd':
-          return this.runFor(m.from, m.id, m.job);
+          return runRelayed(events, m.id, m.job, (reply) => this.send(m.from, reply));
         case 'rec':
           return this.requests.record(m.id, m.c, m.d);
         case 'done':
           return this.requests.resolve(m.id, { result: m.result, output: m.output, durationMs: m.ms, transport: m.transport });
-        case 'fail': {
-          const code = (Object.hasOwn(ERRORS, m.code) ? m.code : 'VTS_ERR_NOT_CONNECTED') as ErrorCode;
-          return this.requests.reject(m.id, auditedElsewhere(new VtsError(code, m.detail || undefined)));
-        }
+        case 'fail':
+          return this.requests.reject(m.id, relayFailure(m.code, m.detail));
       }
     } catch (err) {
       this.log.error({ err, message: m.t }, 'cluster: handling a message failed');
     }
-  }
-
-  /** Another node's command for a vehicle on this node: run, its records streamed back. */
-  private runFor(from: string, id: string, job: WireJob): void {
-    const events = this.events!;
-    const req: JobRequest = {
-      vehicleId: job.vehicleId,
-      kind: job.kind,
-      caller: job.caller,
-      via: job.via,
-      timeoutMs: job.timeoutMs,
-      job: { command: job.command, wire: job.wire, onRecord: (c, d) => this.send(from, { t: 'rec', id, c, d }) },
-    };
-    events.runCommand(req).then(
-      (r) => this.send(from, { t: 'done', id, result: r.result, output: r.output, ms: r.durationMs, transport: r.transport }),
-      (err: unknown) =>
-        this.send(from, isVtsError(err) ? { t: 'fail', id, code: err.code, detail: err.detail ?? '' } : { t: 'fail', id, code: 'VTS_ERR_NOT_CONNECTED', detail: 'the command failed on the vehicle\'s node' }),
-    );
   }
 
   // --- Cluster ---
@@ -391,20 +357,10 @@ export class RedisCluster implements Cluster {
 
   runCommand(node: string, req: JobRequest): Promise<CommandResult> {
     if (!this.joined) return Promise.reject(new VtsError('VTS_ERR_NOT_CONNECTED', 'the cluster (Redis) is out of reach'));
-    const job: WireJob = {
-      vehicleId: req.vehicleId,
-      kind: req.kind,
-      caller: req.caller,
-      via: req.via,
-      timeoutMs: req.timeoutMs,
-      command: req.job.command,
-      ...(req.job.wire ? { wire: req.job.wire } : {}),
-    };
-    // the other node answers within the command's time and its queue; this is only a last resort
-    const guardMs = (req.timeoutMs ?? 300_000) * 12 + 10_000;
+    const job = jobToWire(req);
     return this.requests.start<CommandResult>(
       node,
-      guardMs,
+      relayGuardMs(req),
       () => new VtsError('VTS_ERR_COMMAND_TIMEOUT', `no answer from node ${node}`),
       (id) => this.send(node, { t: 'cmd', id, from: this.nodeId, job }),
       req.job.onRecord,
@@ -413,32 +369,12 @@ export class RedisCluster implements Cluster {
 
   groupChanged(group: string, vehicleId: string, data: string | null): void {
     if (!this.joined || !this.cmd) return;
-    const key = this.k(`g:${group}`);
-    const write = data === null ? this.cmd.hdel(key, vehicleId) : this.cmd.multi().sadd(this.k('groups'), group).hset(key, vehicleId, JSON.stringify([this.nodeId, data])).exec();
-    write.catch((err: unknown) => this.log.debug({ err: errText(err) }, 'cluster: writing group data failed'));
+    this.groups.write(this.cmd, group, vehicleId, data).catch((err: unknown) => this.log.debug({ err: errText(err) }, 'cluster: writing group data failed'));
     this.sendAll({ t: 'g', n: this.nodeId, grp: group, v: vehicleId, d: data });
   }
 
   async groupMembers(group: string): Promise<[string, string][]> {
-    if (!this.joined) return [];
-    const out: [string, string][] = [];
-    for (const [v, text] of Object.entries(await this.redis.hgetall(this.k(`g:${group}`)))) {
-      const entry = parseJson(text);
-      if (Array.isArray(entry) && typeof entry[0] === 'string' && typeof entry[1] === 'string' && entry[0] !== this.nodeId) out.push([v, entry[1]]);
-    }
-    return out;
-  }
-
-  /** Drops the group data of the cars of a node that is gone. */
-  private async dropGroupsOf(node: string): Promise<void> {
-    const cmd = this.redis;
-    for (const group of await cmd.smembers(this.k('groups'))) {
-      const key = this.k(`g:${group}`);
-      const entries = await cmd.hgetall(key);
-      const stale = Object.entries(entries).filter(([, text]) => (parseJson(text) as unknown[] | null)?.[0] === node).map(([v]) => v);
-      if (stale.length > 0) await cmd.hdel(key, ...stale);
-      if (stale.length === Object.keys(entries).length) await cmd.srem(this.k('groups'), group);
-    }
+    return this.joined ? this.groups.members(this.redis, group) : [];
   }
 
   async toggle(set: string, member: string, on: boolean): Promise<boolean> {
@@ -465,15 +401,11 @@ export class RedisCluster implements Cluster {
   }
 
   lead(role: string, onChange: (leading: boolean) => void): () => void {
-    const r = { onChange, leading: false };
-    this.roles.set(role, r);
-    if (this.joined) void this.runForRoles().catch(() => undefined);
-    return () => {
-      if (this.roles.get(role) !== r) return;
-      this.roles.delete(role);
-      this.setLeading(role, r, false);
-      if (this.joined && this.cmd) RELEASE_LEASE.run(this.cmd, [this.k(`lead:${role}`)], [this.token]).catch(() => undefined);
-    };
+    const giveUp = this.roles.add(role, onChange, (release) => {
+      if (this.joined && this.cmd) release(this.cmd).catch(() => undefined);
+    });
+    if (this.joined && this.cmd) this.roles.renew(this.cmd).catch(() => undefined);
+    return giveUp;
   }
 
   /** Whether this node is in the cluster now (false while Redis is out of reach). */
@@ -487,11 +419,7 @@ export class RedisCluster implements Cluster {
     if (this.timer) clearInterval(this.timer);
     this.requests.failAll(undefined, 'this node is shutting down');
     const cmd = this.cmd;
-    for (const [role, r] of this.roles) {
-      this.setLeading(role, r, false);
-      if (cmd && this.joined) await RELEASE_LEASE.run(cmd, [this.k(`lead:${role}`)], [this.token]).catch(() => undefined);
-    }
-    this.roles.clear();
+    await this.roles.leave(cmd && this.joined ? cmd : null);
     if (cmd && this.joined) {
       try {
         await cmd
@@ -500,7 +428,7 @@ export class RedisCluster implements Cluster {
           .del(this.k(`p:${this.nodeId}`), this.k(`alive:${this.nodeId}`))
           .publish(this.k('all'), encode({ t: 'gone', n: this.nodeId }))
           .exec();
-        await this.dropGroupsOf(this.nodeId);
+        await this.groups.dropNode(cmd, this.nodeId);
       } catch (err) {
         this.log.warn({ err: errText(err) }, 'cluster: leaving cleanly failed (the others notice by the lease)');
       }
@@ -508,14 +436,6 @@ export class RedisCluster implements Cluster {
     this.joined = false;
     this.sub?.disconnect();
     cmd?.disconnect();
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
   }
 }
 

@@ -15,14 +15,14 @@
  * clients' messages for the car to the node that holds it; an app's login replay waits until the
  * car's node has committed what it holds, so nothing falls between the replay and the forwarding.
  */
-import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { HistoricalInput } from '../core/mp/historical.js';
 import type { MpMessage } from '../core/mp/message.js';
 import type { Store, Vehicle } from '../store/store.js';
 import { type Cluster, type ClusterEvents, type VehicleOutput, SoloCluster } from './cluster.js';
 import { CommandQueue } from './command-queue.js';
-import { CommandService, DEFAULT_COMMAND_OPTIONS, type CommandResult, type JobRequest } from './command-service.js';
+import { CommandService, DEFAULT_COMMAND_OPTIONS } from './command-service.js';
+import { Notifications } from './notifications.js';
 import { dispatch } from './dispatch.js';
 import { groupMessageData } from '../core/mp/group.js';
 import { storeAndForward, type MessageSource } from './handlers/car-data.js';
@@ -32,40 +32,39 @@ import { GroupRegistry } from './groups.js';
 import { LiveWatchers, type LiveListener } from './live-watchers.js';
 import { MpCommandTransport } from './mp-command-transport.js';
 import type { Peer } from './peer.js';
+import { ClusterInbox } from './cluster-inbox.js';
 import { ClusterRoutes } from './cluster-routes.js';
 import { sendHeld, sendReplay, type HeldMessage } from './replay.js';
 import { TrafficAccounting } from './traffic.js';
 import type { V3Link } from './v3-link.js';
 import { V3CommandTransport } from './v3-command-transport.js';
-import { VehicleLink } from './vehicle-link.js';
+import type { VehicleLink } from './vehicle-link.js';
+import { VehicleLinks, type LinkKind } from './vehicle-links.js';
 import type { HubOptions, HubPort, LiveEvent, StoredRef } from './handlers/port.js';
 
 export type { HubOptions, LiveEvent, StoredRef } from './handlers/port.js';
 export type { LiveListener } from './live-watchers.js';
 export { NEVER_UPDATED_AGE } from './replay.js';
 
-/** A push notification (`P` from a car, or raised by the server), for the notifiers to come. */
-export interface Notification {
-  ownerId: number;
-  vehicleId: string;
-  alertType: string;
-  text: string;
-  time: number;
-}
+export type { Notification } from './notifications.js';
 
 /** What the v2 handlers know of the v3 link's messages: no connection id, no paranoid token. */
 const V3_SOURCE: MessageSource = { id: 0, ptoken: '' };
 const LINK_CHANGED: LiveEvent = { kind: 'link' };
 
-export class Hub implements HubPort, ClusterEvents {
+export class Hub implements HubPort {
   readonly groups = new GroupRegistry();
   readonly traffic = new TrafficAccounting();
-  readonly events = new EventEmitter<{ notification: [Notification] }>();
+  /** Notifications: `events` hears each one (the push notifiers to come, `run` outputs). */
+  readonly notifications: Notifications;
+  readonly events: Notifications['events'];
   readonly live: LiveWatchers;
-  private readonly links = new Map<string, VehicleLink>();
+  /** This node's vehicle links, and the cluster's view of each vehicle. */
+  readonly links: VehicleLinks;
+  /** What the other nodes of a cluster tell this one. */
+  readonly inbox: ClusterEvents;
   /** Clients whose login replay is still being read: messages for them wait here. */
   private readonly held = new Map<Peer, HeldMessage[]>();
-  private notificationCounter = 0;
   readonly now: () => number;
   /** Every command to a vehicle goes through it (HTTP, custom API, MP clients' `C`, other nodes). */
   readonly commands: CommandService;
@@ -79,6 +78,10 @@ export class Hub implements HubPort, ClusterEvents {
   ) {
     this.now = options.now ?? Date.now;
     this.live = new LiveWatchers(log);
+    this.links = new VehicleLinks(cluster);
+    this.inbox = new ClusterInbox(this);
+    this.notifications = new Notifications(this);
+    this.events = this.notifications.events;
     const v2 = new MpCommandTransport(this);
     const v3 = new V3CommandTransport(this, (fn) => store.afterCommit(fn));
     this.commands = new CommandService(
@@ -99,37 +102,6 @@ export class Hub implements HubPort, ClusterEvents {
 
   link(vehicleId: string): VehicleLink | undefined {
     return this.links.get(vehicleId);
-  }
-
-  private linkFor(vehicleId: string, ownerId: number): VehicleLink {
-    let link = this.links.get(vehicleId);
-    if (!link) {
-      this.links.set(vehicleId, (link = new VehicleLink(vehicleId, ownerId)));
-      link.shownOnline = this.isOnline(link);
-    }
-    return link;
-  }
-
-  private prune(link: VehicleLink): void {
-    if (link.isEmpty && this.links.get(link.vehicleId) === link) this.links.delete(link.vehicleId);
-  }
-
-  /** Tells the cluster what this node holds of the vehicle now. */
-  private announce(link: VehicleLink): void {
-    if (!this.cluster.clustered) return;
-    this.cluster.announce(link.vehicleId, { car: link.car !== null, v3: link.v3 !== null, apps: link.appCount, batches: link.batches.size });
-  }
-
-  /** Whether the vehicle is connected on either link, on any node. */
-  private isOnline(link: VehicleLink): boolean {
-    if (link.online) return true;
-    const r = this.cluster.remote(link.vehicleId);
-    return r.carNode !== null || r.v3Node !== null;
-  }
-
-  /** The vehicle's apps on every node: what the car hears as `Z<n>`. */
-  private appCount(link: VehicleLink): number {
-    return link.appCount + this.cluster.remote(link.vehicleId).apps;
   }
 
   // --- live watchers (docs/web-api.md) ---
@@ -156,30 +128,18 @@ export class Hub implements HubPort, ClusterEvents {
   }
 
   /** Which links the vehicle is on now (on any node): `v2`, `mqtt`, `v2+mqtt` or null. */
-  linkKind(vehicleId: string): 'v2' | 'mqtt' | 'v2+mqtt' | null {
-    const link = this.links.get(vehicleId);
-    const r = this.cluster.remote(vehicleId);
-    const v2 = Boolean(link?.car) || r.carNode !== null;
-    const v3 = Boolean(link?.v3) || r.v3Node !== null;
-    if (v2 && v3) return 'v2+mqtt';
-    return v2 ? 'v2' : v3 ? 'mqtt' : null;
+  linkKind(vehicleId: string): LinkKind {
+    return this.links.linkKind(vehicleId);
   }
 
   /** Connection counts as the HTTP API reports them (the whole cluster's). */
   counts(vehicleId: string): { net: number; apps: number; batches: number } {
-    const link = this.links.get(vehicleId);
-    const r = this.cluster.remote(vehicleId);
-    const online = Boolean(link?.online) || r.carNode !== null || r.v3Node !== null;
-    return { net: online ? 1 : 0, apps: (link?.appCount ?? 0) + r.apps, batches: (link?.batches.size ?? 0) + r.batches };
+    return this.links.counts(vehicleId);
   }
 
   /** Every logged-in peer of this node (for the inactivity sweep and traffic flushes). */
-  *peers(): Iterable<Peer> {
-    for (const link of this.links.values()) {
-      if (link.car) yield link.car;
-      yield* link.apps;
-      yield* link.batches;
-    }
+  peers(): Iterable<Peer> {
+    return this.links.peers();
   }
 
   // --- HTTP API sessions and live streams as apps (http-api-v2.md §4.5, product spec §3) ---
@@ -189,11 +149,11 @@ export class Hub implements HubPort, ClusterEvents {
    * new app count. Returns the app count before the call (0 means this one is the first app).
    */
   registerApiApp(vehicleId: string, ownerId: number, key: string): number {
-    const link = this.linkFor(vehicleId, ownerId);
-    const before = this.appCount(link);
+    const link = this.links.getOrCreate(vehicleId, ownerId);
+    const before = this.links.appCount(link);
     if (!link.apiApps.has(key)) {
       link.apiApps.add(key);
-      this.announce(link);
+      this.links.announce(link);
       this.tellCarAppCount(link);
     }
     return before;
@@ -202,9 +162,9 @@ export class Hub implements HubPort, ClusterEvents {
   unregisterApiApp(vehicleId: string, key: string): void {
     const link = this.links.get(vehicleId);
     if (!link?.apiApps.delete(key)) return;
-    this.announce(link);
+    this.links.announce(link);
     this.tellCarAppCount(link);
-    this.prune(link);
+    this.links.prune(link);
   }
 
   /**
@@ -273,8 +233,8 @@ export class Hub implements HubPort, ClusterEvents {
   }
 
   /** Tells the car how many apps it has (`Z<n>`) and the v3 link whether to announce a client. */
-  private tellCarAppCount(link: VehicleLink, force = false): void {
-    const n = this.appCount(link);
+  tellCarAppCount(link: VehicleLink, force = false): void {
+    const n = this.links.appCount(link);
     if (n !== link.toldAppCount || force) {
       link.toldAppCount = n;
       link.car?.send('Z', String(n));
@@ -284,8 +244,8 @@ export class Hub implements HubPort, ClusterEvents {
   }
 
   /** Tells this node's clients `Z1`/`Z0` when the vehicle's online state (on any node) changed. */
-  private tellOnline(link: VehicleLink): void {
-    const online = this.isOnline(link);
+  tellOnline(link: VehicleLink): void {
+    const online = this.links.isOnline(link);
     if (online === link.shownOnline) return;
     link.shownOnline = online;
     this.toLocalClients(link, 'Z', online ? '1' : '0');
@@ -302,7 +262,7 @@ export class Hub implements HubPort, ClusterEvents {
   /** Registers a freshly authenticated peer and performs the after-login exchange of §8. */
   async attach(peer: Peer, vehicle: Vehicle): Promise<void> {
     if (peer.clientType === 'S') return; // REF does nothing with peer servers (mp-protocol.md §8.4)
-    const link = this.linkFor(vehicle.id, vehicle.ownerId);
+    const link = this.links.getOrCreate(vehicle.id, vehicle.ownerId);
     switch (peer.clientType) {
       case 'C':
         return this.attachCar(peer, link, vehicle);
@@ -311,7 +271,7 @@ export class Hub implements HubPort, ClusterEvents {
         this.held.set(peer, []);
         if (peer.clientType === 'A') link.apps.add(peer);
         else link.batches.add(peer);
-        this.announce(link);
+        this.links.announce(link);
         if (peer.clientType === 'A') this.tellCarAppCount(link);
         else this.emitLive(link.vehicleId, LINK_CHANGED);
         let replayed: Set<string> | undefined;
@@ -340,7 +300,7 @@ export class Hub implements HubPort, ClusterEvents {
     link.paranoidToken = vehicle.paranoidToken;
     link.carClaim = undefined;
     link.supersededClaims = [];
-    this.announce(link);
+    this.links.announce(link);
     link.shownOnline = true;
     this.toLocalClients(link, 'Z', '1');
     this.tellCarAppCount(link, true); // and the live watchers
@@ -350,7 +310,7 @@ export class Hub implements HubPort, ClusterEvents {
       (claim) => {
         if (link.car !== peer) return;
         link.carClaim = claim;
-        if (link.supersededClaims.includes(claim)) this.carTaken(vehicle.id, claim);
+        if (link.supersededClaims.includes(claim)) this.inbox.carTaken(vehicle.id, claim);
         link.supersededClaims = [];
       },
       (err: unknown) => this.log.warn({ err, vehicle: vehicle.id }, 'cluster: claiming the car failed'),
@@ -362,7 +322,7 @@ export class Hub implements HubPort, ClusterEvents {
     const [messages, fresh] = await Promise.all([this.store.getCarMessages(vehicle.id), this.store.getVehicle(vehicle.id)]);
     const ptoken = fresh?.paranoidToken ?? vehicle.paranoidToken;
     const last = fresh?.lastUpdate ?? vehicle.lastUpdate;
-    link.shownOnline = this.isOnline(link);
+    link.shownOnline = this.links.isOnline(link);
     return sendReplay(peer, link.shownOnline, messages, ptoken, last === null ? null : this.seconds() - last);
   }
 
@@ -383,7 +343,7 @@ export class Hub implements HubPort, ClusterEvents {
         if (link.car !== peer) return;
         link.car = null;
         link.toldAppCount = -1;
-        this.announce(link);
+        this.links.announce(link);
         // after the commit that forwards the answers the car sent before it left
         this.commandsLeft(link.commands.drain());
         this.tellOnline(link);
@@ -391,18 +351,18 @@ export class Hub implements HubPort, ClusterEvents {
         break;
       case 'A':
         if (!link.apps.delete(peer)) return;
-        this.announce(link);
+        this.links.announce(link);
         this.tellCarAppCount(link);
         break;
       case 'B':
         if (!link.batches.delete(peer)) return;
-        this.announce(link);
+        this.links.announce(link);
         this.emitLive(link.vehicleId, LINK_CHANGED);
         break;
       case 'S':
         return;
     }
-    this.prune(link);
+    this.links.prune(link);
   }
 
   /** Handles one decoded message from a logged-in peer (the dispatch of §9). */
@@ -416,11 +376,11 @@ export class Hub implements HubPort, ClusterEvents {
 
   /** The vehicle's module is online on the broker: apps see it connected (`Z1`). */
   attachV3(vehicleId: string, ownerId: number, v3: V3Link): void {
-    const link = this.linkFor(vehicleId, ownerId);
+    const link = this.links.getOrCreate(vehicleId, ownerId);
     link.v3 = v3;
-    this.announce(link);
+    this.links.announce(link);
     this.tellOnline(link);
-    v3.clientCount(this.appCount(link));
+    v3.clientCount(this.links.appCount(link));
     this.emitLive(vehicleId, LINK_CHANGED);
   }
 
@@ -429,22 +389,22 @@ export class Hub implements HubPort, ClusterEvents {
     const link = this.links.get(vehicleId);
     if (!link || link.v3 !== v3) return;
     link.v3 = null;
-    this.announce(link);
+    this.links.announce(link);
     this.tellOnline(link);
     this.emitLive(vehicleId, LINK_CHANGED);
-    this.prune(link);
+    this.links.prune(link);
   }
 
   /** A record rendered from the vehicle's v3 metrics: stored, logged and forwarded like a car's. */
   v3Record(vehicleId: string, ownerId: number, code: string, data: string): void {
-    storeAndForward(this, V3_SOURCE, this.linkFor(vehicleId, ownerId), code, data, false);
+    storeAndForward(this, V3_SOURCE, this.links.getOrCreate(vehicleId, ownerId), code, data, false);
   }
 
   /** A v3 notification as the `P` data of a car (`I…`, `A…`, `E…`). */
   v3Notification(vehicleId: string, ownerId: number, data: string): void {
-    const link = this.linkFor(vehicleId, ownerId);
+    const link = this.links.getOrCreate(vehicleId, ownerId);
     forwardNotification(this, link, data);
-    this.prune(link);
+    this.links.prune(link);
   }
 
   /** A `P` message for the vehicle's apps that is not a notification (a module event). */
@@ -460,86 +420,14 @@ export class Hub implements HubPort, ClusterEvents {
 
   // --- notifications (mp-protocol.md §12) ---
 
-  /**
-   * Records a push notification and hands it to the notifiers (listeners of `notification`, on the
-   * node that holds the vehicle: once in a cluster) and the live watchers (on every node), after
-   * the commit of what was stored before (its history record included).
-   */
+  /** Records a push notification, and hands it to the notifiers and live watchers (src/hub/notifications.ts). */
   notify(ownerId: number, vehicleId: string, alertType: string, text: string): void {
-    const time = this.seconds();
-    const keep = this.options.notificationHistorySeconds;
-    if (keep > 0) {
-      const recordNumber = this.notificationCounter;
-      this.notificationCounter = (this.notificationCounter + 1) & 0xffff;
-      this.store
-        .addHistorical({ vehicleId, type: '*-Log-Notification', recordNumber, time, data: `${alertType},${text}`, expires: time + keep })
-        .catch((err: unknown) => this.log.error({ err, vehicle: vehicleId }, 'storing a notification failed'));
-    }
-    this.store.afterCommit(() => {
-      this.events.emit('notification', { ownerId, vehicleId, alertType, text, time });
-      const live: LiveEvent = { kind: 'notification', type: alertType, text, time };
-      this.live.emit(vehicleId, live);
-      this.fanOut(vehicleId, { messages: [], live });
-    });
+    this.notifications.notify(ownerId, vehicleId, alertType, text);
   }
 
   /** Raises the car-authentication alert of REF: on the first failed car login, and on the next success. */
   carLoginResult(vehicleId: string, ownerId: number, success: boolean, address: string): void {
-    this.cluster.toggle('car-auth-failed', vehicleId, !success).then(
-      (changed) => {
-        if (changed) this.notify(ownerId, vehicleId, 'A', `Vehicle authentication ${success ? 'successful' : 'failed'} (${address})`);
-      },
-      (err: unknown) => this.log.warn({ err, vehicle: vehicleId }, 'cluster: recording a car login failed'),
-    );
-  }
-
-  // --- what the other nodes of a cluster tell this one (ClusterEvents) ---
-
-  presenceChanged(vehicleId: string): void {
-    const link = this.links.get(vehicleId);
-    if (!link) return;
-    this.tellOnline(link);
-    if (link.car || link.v3) this.tellCarAppCount(link);
-    else this.emitLive(vehicleId, LINK_CHANGED);
-  }
-
-  output(vehicleId: string, out: VehicleOutput): void {
-    if (out.live) this.live.emit(vehicleId, out.live);
-    const link = this.links.get(vehicleId);
-    const peers = link ? this.clientsOf(link) : null;
-    if (peers === null) return;
-    for (const p of peers) for (const [code, data] of out.messages) this.deliverNow(p, code, data, out.of);
-  }
-
-  carMessage(vehicleId: string, code: string, data: string): void {
-    this.links.get(vehicleId)?.car?.send(code, data);
-  }
-
-  carTaken(vehicleId: string, claim: number): void {
-    const link = this.links.get(vehicleId);
-    const car = link?.car;
-    if (!link || !car) return;
-    if (link.carClaim === undefined) {
-      link.supersededClaims.push(claim); // decided when this car's own claim comes back
-      return;
-    }
-    if (link.carClaim !== claim) return; // a newer login of it on this node
-    this.log.info({ conn: car.id, vehicle: vehicleId }, 'the car logged in on another node: closing this connection');
-    this.detach(car);
-    car.close('replaced by a newer login of the same vehicle on another node');
-  }
-
-  committed(): Promise<void> {
-    return new Promise((resolve) => this.store.afterCommit(resolve));
-  }
-
-  runCommand(req: JobRequest): Promise<CommandResult> {
-    return this.commands.run({ ...req, relayed: true });
-  }
-
-  groupChanged(group: string, vehicleId: string, data: string | null): void {
-    if (data === null) return;
-    this.deliverGroup(group, vehicleId, data);
+    this.notifications.carLoginResult(vehicleId, ownerId, success, address);
   }
 
   /** Sends a group update to this node's subscribers of the group, after the commit. */
