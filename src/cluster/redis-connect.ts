@@ -41,7 +41,9 @@ export async function connectRedis(url: string, log: Logger, role: string): Prom
     connectionName: `vts-${role}`,
   });
   let lastError = '';
+  let lastCode: string | undefined;
   redis.on('error', (err: Error) => {
+    lastCode = (err as NodeJS.ErrnoException).code ?? lastCode;
     // said once per kind of error, not on every reconnect attempt
     if (err.message === lastError) return;
     lastError = err.message;
@@ -52,7 +54,8 @@ export async function connectRedis(url: string, log: Logger, role: string): Prom
     await redis.connect();
   } catch (err) {
     redis.disconnect();
-    const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    // the socket's own error (ECONNREFUSED, ENOTFOUND…) says more than the client's "Connection is closed"
+    const why = (err as NodeJS.ErrnoException).code ?? lastCode ?? (err as Error).message;
     throw new VtsError('VTS_ERR_CLUSTER', `cannot reach Redis at ${redisTarget(url)} (${why}): check --cluster and that Redis runs there`, { whole: true, cause: err });
   }
   return redis;
