@@ -155,3 +155,25 @@ export async function countsEverywhere(cluster: Cluster, expected: { apps: numbe
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/**
+ * Plays a car that answers its commands, in the background: `C7,<text>` with `c7,0,ran <text>`,
+ * any other `C<fn>[,…]` with `c<fn>,0`. Returns every message the car receives, in order (nothing
+ * else may read the car's messages meanwhile); it stops when the connection closes.
+ */
+export function answerCommands(car: MpClient): MpMessage[] {
+  const seen: MpMessage[] = [];
+  void (async () => {
+    try {
+      for await (const msg of car) {
+        seen.push(msg);
+        if (msg.code !== 'C') continue;
+        const [fn = '', ...rest] = msg.data.split(',');
+        car.send('c', fn === '7' ? `7,0,ran ${rest.join(',')}` : `${fn},0`);
+      }
+    } catch {
+      // closed while answering: the test looks at what the car saw
+    }
+  })();
+  return seen;
+}
