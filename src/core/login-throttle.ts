@@ -112,11 +112,15 @@ class Buckets {
     this.pending.set(key, (this.pending.get(key) ?? 0) + 1);
   }
 
-  /** Takes an attempt that was checked elsewhere (another node): nothing is pending here. */
+  /**
+   * Takes an attempt that was checked elsewhere (another node). The level may go below zero by the
+   * attempts being checked here: each of them holds a unit it gives back if its secret is right,
+   * and the failure counted elsewhere must stay counted when it does.
+   */
   charge(key: string, now: number): void {
     if (!this.enabled) return;
     const b = this.current(key, now);
-    b.level = Math.max(0, b.level - 1);
+    b.level = Math.max(-(this.pending.get(key) ?? 0), b.level - 1);
     this.map.set(key, b);
   }
 

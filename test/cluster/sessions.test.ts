@@ -136,7 +136,7 @@ test('wrong passwords on one node use up the login budget on another', { skip: s
 
 test(
   "a right password being checked on one node does not make it forget another node's failures",
-  { skip: skipCluster, todo: 'bug: Buckets.charge clamps at 0 while an attempt is pending, so a failure shared meanwhile is lost (see report)' },
+  { skip: skipCluster },
   async (t) => {
     const c = await startCluster(t, ['a', 'b'], { extra: ['--login-limit-pair', '3/1'] });
     const [a, b] = c.nodes as [Node, Node];
