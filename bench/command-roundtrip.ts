@@ -9,6 +9,7 @@ import { createLogger } from '../src/log.js';
 import { EmulatedModule } from '../src/module/module.js';
 import type { ServerProcess } from './lib/server-process.js';
 import { fmt, percentile } from './lib/stats.js';
+import { cookieLogin } from './lib/payloads.js';
 
 export interface RoundTripResult {
   vehicles: number;
@@ -38,8 +39,7 @@ export async function runCommandRoundTrip(
       await new Promise((r) => setTimeout(r, 100));
     }
     const base = `http://127.0.0.1:${server.httpPort}`;
-    const login = await fetch(`${base}/api/cookie?username=${encodeURIComponent(opts.user)}&password=${encodeURIComponent(opts.password)}`);
-    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
+    const cookie = await cookieLogin(server.httpPort, opts.user, opts.password);
     const results: RoundTripResult[] = [];
     for (const count of opts.counts) {
       const latencies: number[] = [];

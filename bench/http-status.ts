@@ -7,6 +7,7 @@
 import autocannon from 'autocannon';
 import type { ServerProcess } from './lib/server-process.js';
 import { BenchCar } from './lib/car.js';
+import { cookieLogin, D, S } from './lib/payloads.js';
 import { fmt, mib } from './lib/stats.js';
 
 export interface HttpResult {
@@ -18,8 +19,6 @@ export interface HttpResult {
   errors: number;
 }
 
-const S = 'S80,K,230,16,charging,standard,350,320,16,123,0,5.5,3,1,0,0,0,0,160,60,30,400,90,0,0,0,4000,20,85,450,type2,3.7,390.5,98,3.8,95,-10.5,45,6.2,1234.5,64.0';
-const D = 'D140,8,4,30,40,25,123,12345,0,0,20,2,1,1,12.5,4,12.6,16,35,1.2,21';
 
 function run(url: string, headers: Record<string, string>, seconds: number): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
@@ -36,9 +35,7 @@ export async function runHttp(
   const car = await BenchCar.connect(server.mpPort, opts.vehicleId, opts.carPassword);
   car.sendAll([S, D]);
   const base = `http://127.0.0.1:${server.httpPort}`;
-  const login = await fetch(`${base}/api/cookie?username=${encodeURIComponent(opts.user)}&password=${encodeURIComponent(opts.password)}`);
-  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
-  if (login.status !== 200 || !cookie) throw new Error(`login failed: ${login.status}`);
+  const cookie = await cookieLogin(server.httpPort, opts.user, opts.password);
   const probe = await fetch(`${base}/api/status/${opts.vehicleId}`, { headers: { cookie } });
   if (probe.status !== 200) throw new Error(`status probe failed: ${probe.status}`);
 

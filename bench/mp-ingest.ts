@@ -4,16 +4,14 @@
  * the first `apps` cars: the server forwards a car message only once it is committed, so with
  * apps the store commits once per event-loop turn instead of every 100 ms. Reports car messages
  * processed per second (S/D/L; pings counted apart), batch round-trip percentiles, messages
- * forwarded to the apps, the server's CPU use and its RSS.
+ * forwarded to the apps, the server's CPU use and its RSS. Given several servers (the nodes of a
+ * cluster), car k (and its app) connects to server k mod n, and the figures come per server too.
  */
 import type { ServerProcess } from './lib/server-process.js';
 import { BenchCar } from './lib/car.js';
+import { D, L, S } from './lib/payloads.js';
 import { fmt, mib, percentile } from './lib/stats.js';
-
-// Real FW3-shaped payloads (from the reference transcripts).
-const S = 'S80,K,230,16,charging,standard,350,320,16,123,0,5.5,3,1,0,0,0,0,160,60,30,400,90,0,0,0,4000,20,85,450,type2,3.7,390.5,98,3.8,95,-10.5,45,6.2,1234.5,64.0';
-const D = 'D140,8,4,30,40,25,123,12345,0,0,20,2,1,1,12.5,4,12.6,16,35,1.2,21';
-const L = 'L51.500000,-0.100000,90,20,1,1,0,123,2,5.5,100,10,2,95,AA,9,0.9,0.0,80';
+import { machineBusySeconds } from './lib/proc.js';
 
 export interface IngestResult {
   cars: number;
@@ -29,16 +27,23 @@ export interface IngestResult {
   /** Server CPU time (user + system) over the measuring time, as a share of one core. */
   serverCpuShare: number;
   serverRssBytes: number;
+  /** This process's (the load generator's) CPU time over the measuring time, as a share of one core. */
+  generatorCpuShare: number;
+  /** The rest of the machine's busy CPU over the measuring time (other processes: noise), as a share of one core. */
+  otherCpuShare: number;
+  /** Per server, in the order given (one entry for one server). */
+  perServer: { cars: number; carMessagesPerSecond: number; cpuShare: number; peakRssBytes: number }[];
 }
 
 export async function runIngest(
-  server: ServerProcess,
+  servers: readonly ServerProcess[],
   vehicles: readonly string[],
   password: string,
   seconds: number,
   appCount = 0,
 ): Promise<IngestResult> {
-  const apps = await Promise.all(vehicles.slice(0, appCount).map((id) => BenchCar.connect(server.mpPort, id, password, 'A')));
+  const serverOf = (k: number): number => k % servers.length;
+  const apps = await Promise.all(vehicles.slice(0, appCount).map((id, k) => BenchCar.connect(servers[serverOf(k)]!.mpPort, id, password, 'A')));
   let forwarded = 0;
   let counting = false;
   for (const app of apps) {
@@ -46,12 +51,13 @@ export async function runIngest(
       if (counting && (code === 'S' || code === 'D' || code === 'L')) forwarded++;
     };
   }
-  const cars = await Promise.all(vehicles.map((id) => BenchCar.connect(server.mpPort, id, password)));
+  const cars = await Promise.all(vehicles.map((id, k) => BenchCar.connect(servers[serverOf(k)]!.mpPort, id, password)));
   const rtts: number[] = [];
   let batches = 0;
+  const batchesOf = servers.map(() => 0);
   let measuring = false;
   let stop = false;
-  let peakRss = 0;
+  const peakRss = servers.map(() => 0);
 
   const loops = cars.map(
     (car, k) =>
@@ -69,6 +75,7 @@ export async function runIngest(
           if (measuring) {
             rtts.push(Number(process.hrtime.bigint() - sentAt) / 1e6);
             batches++;
+            batchesOf[serverOf(k)]!++;
           }
           next();
         };
@@ -80,15 +87,20 @@ export async function runIngest(
   measuring = true;
   counting = true;
   const started = process.hrtime.bigint();
-  const cpuBefore = server.cpuSeconds();
-  const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, server.rss())), 250);
+  const cpuBefore = servers.map((s) => s.cpuSeconds());
+  const generatorBefore = process.cpuUsage();
+  const machineBefore = machineBusySeconds();
+  const sampleRss = (): void => servers.forEach((s, i) => (peakRss[i] = Math.max(peakRss[i]!, s.rss())));
+  const rssTimer = setInterval(sampleRss, 250);
   await new Promise((r) => setTimeout(r, seconds * 1000));
   measuring = false;
   counting = false;
   const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
-  const cpu = server.cpuSeconds() - cpuBefore;
+  const cpu = servers.map((s, i) => s.cpuSeconds() - cpuBefore[i]!);
+  const generator = process.cpuUsage(generatorBefore);
+  const machine = machineBusySeconds() - machineBefore;
   clearInterval(rssTimer);
-  peakRss = Math.max(peakRss, server.rss());
+  sampleRss();
   stop = true;
   await Promise.race([Promise.all(loops), new Promise((r) => setTimeout(r, 2000))]);
   for (const car of cars) car.close();
@@ -105,8 +117,16 @@ export async function runIngest(
     linesPerSecond: (batches * 4) / elapsed,
     rttP50Ms: percentile(rtts, 50),
     rttP99Ms: percentile(rtts, 99),
-    serverCpuShare: cpu / elapsed,
-    serverRssBytes: peakRss,
+    serverCpuShare: cpu.reduce((a, b) => a + b, 0) / elapsed,
+    serverRssBytes: peakRss.reduce((a, b) => a + b, 0),
+    generatorCpuShare: (generator.user + generator.system) / 1e6 / elapsed,
+    otherCpuShare: Math.max(0, machine - cpu.reduce((a, b) => a + b, 0) - (generator.user + generator.system) / 1e6) / elapsed,
+    perServer: servers.map((_s, i) => ({
+      cars: cars.filter((_c, k) => serverOf(k) === i).length,
+      carMessagesPerSecond: (batchesOf[i]! * 3) / elapsed,
+      cpuShare: cpu[i]! / elapsed,
+      peakRssBytes: peakRss[i]!,
+    })),
   };
 }
 

@@ -31,9 +31,9 @@
  *    itself takes longer, so the polling is coarser: the report gives the mean poll interval.
  * 3. The server's peak RSS (VmHWM of the server process, which serves only this benchmark).
  */
-import { readFileSync } from 'node:fs';
 import { connectAsync, type MqttClient } from 'mqtt';
 import type { ServerProcess } from './lib/server-process.js';
+import { machineBusySeconds } from './lib/proc.js';
 import { fmt, mib, percentile } from './lib/stats.js';
 
 export interface MqttBridgeOptions {
@@ -121,13 +121,6 @@ const METRICS: readonly [string, (i: number) => string][] = [
 ];
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Busy CPU seconds of the whole machine so far (all cores; /proc/stat, USER_HZ 100). */
-function machineBusySeconds(): number {
-  // cpu  user nice system idle iowait irq softirq steal …
-  const f = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
-  return (f[0]! + f[1]! + f[2]! + f[5]! + f[6]! + f[7]!) / 100;
-}
 
 /** A drain longer than this after the last publish means the server had a backlog to work off. */
 const BACKLOG_MS = 250;

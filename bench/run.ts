@@ -4,7 +4,8 @@
  * `vts serve` child process (this process is the load generator).
  *
  *   npm run bench -- [--cars 50] [--apps 0] [--seconds 10] [--idle 10000] [--http-seconds 10] [--command-vehicles 100]
- *                    [--mqtt-vehicles 50] [--mqtt-samples 200] [--only ingest|http|command|mqtt|idle] [--database URL]
+ *                    [--mqtt-vehicles 50] [--mqtt-samples 200] [--only ingest|http|command|mqtt|idle|cluster] [--database URL]
+ *                    [--redis redis://127.0.0.1:6379] [--cluster-samples 1000] [--http-load wrk|autocannon]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,6 +22,9 @@ import { benchDatabase } from './lib/database.js';
 import { reportHttp, runHttp } from './http-status.js';
 import { reportCommandRoundTrip, runCommandRoundTrip } from './command-roundtrip.js';
 import { reportMqttBridge, runMqttBridge } from './mqtt-bridge.js';
+import { reportClusterBench, runClusterBench } from './cluster.js';
+import { redisProblem } from './lib/bench-cluster.js';
+import { loadTool } from './lib/http-load.js';
 
 const { values } = parseArgs({
   options: {
@@ -34,6 +38,9 @@ const { values } = parseArgs({
     'mqtt-vehicles': { type: 'string', default: '50' },
     'mqtt-samples': { type: 'string', default: '200' },
     database: { type: 'string' },
+    redis: { type: 'string', default: 'redis://127.0.0.1:6379' },
+    'cluster-samples': { type: 'string', default: '1000' },
+    'http-load': { type: 'string' },
   },
 });
 const CARS = Number(values.cars);
@@ -44,14 +51,17 @@ const HTTP_SECONDS = Number(values['http-seconds']);
 const COMMAND_VEHICLES = Number(values['command-vehicles']);
 const MQTT_VEHICLES = Number(values['mqtt-vehicles']);
 const MQTT_SAMPLES = Number(values['mqtt-samples']);
+const CLUSTER_SAMPLES = Number(values['cluster-samples']);
 const PASSWORD = 'BENCHPASS';
 const USER_PASSWORD = 'bench-password';
 const TOKEN = newApiToken();
+/** The user the benchmarks log in as (provisioned below). */
+const ACCOUNT = { user: 'bench', password: USER_PASSWORD };
 const DATABASE = benchDatabase(values.database);
 
 async function provision(dataDir: string, count: number): Promise<string[]> {
   const store = await openStore(dataDir, { database: DATABASE.url });
-  const owner = await store.addOwner('bench', await hashPassword(USER_PASSWORD), '*');
+  const owner = await store.addOwner(ACCOUNT.user, await hashPassword(ACCOUNT.password), '*');
   await store.addApiToken({
     ownerId: owner.id,
     tokenHash: hashApiToken(TOKEN),
@@ -81,7 +91,8 @@ async function main(): Promise<void> {
       CARS,
       COMMAND_VEHICLES,
       MQTT_VEHICLES,
-      wanted === 'ingest' || wanted === 'http' || wanted === 'command' || wanted === 'mqtt' ? 1 : IDLE,
+      3, // the cluster benchmark's latency cars
+      wanted === 'ingest' || wanted === 'http' || wanted === 'command' || wanted === 'mqtt' || wanted === 'cluster' ? 1 : IDLE,
     );
     process.stderr.write(`provisioning ${count} vehicles in ${DATABASE.url === undefined ? dataDir : 'PostgreSQL'}...\n`);
     const ids = await provision(dataDir, count);
@@ -90,7 +101,7 @@ async function main(): Promise<void> {
       process.stderr.write(`MP ingest: ${CARS} cars${APPS > 0 ? ` (${APPS} with an app)` : ''} for ${SECONDS} s...\n`);
       const server = await startServerProcess(dataDir, DATABASE.args);
       try {
-        reports.push(reportIngest(await runIngest(server, ids.slice(0, CARS), PASSWORD, SECONDS, APPS)));
+        reports.push(reportIngest(await runIngest([server], ids.slice(0, CARS), PASSWORD, SECONDS, APPS)));
       } finally {
         await server.stop();
       }
@@ -102,8 +113,7 @@ async function main(): Promise<void> {
         const r = await runHttp(server, {
           vehicleId: ids[0]!,
           carPassword: PASSWORD,
-          user: 'bench',
-          password: USER_PASSWORD,
+          ...ACCOUNT,
           token: TOKEN,
           seconds: HTTP_SECONDS,
         });
@@ -119,8 +129,7 @@ async function main(): Promise<void> {
         const r = await runCommandRoundTrip(server, {
           ids,
           carPassword: PASSWORD,
-          user: 'bench',
-          password: USER_PASSWORD,
+          ...ACCOUNT,
           seconds: SECONDS,
           counts: [1, COMMAND_VEHICLES],
         });
@@ -135,8 +144,7 @@ async function main(): Promise<void> {
       try {
         const r = await runMqttBridge(server, {
           ids: ids.slice(0, MQTT_VEHICLES),
-          user: 'bench',
-          password: USER_PASSWORD,
+          ...ACCOUNT,
           seconds: SECONDS,
           samples: MQTT_SAMPLES,
         });
@@ -153,6 +161,33 @@ async function main(): Promise<void> {
         reports.push(reportIdle(r));
       } finally {
         await server.stop();
+      }
+    }
+    if (!wanted || wanted === 'cluster') {
+      const problem = await redisProblem(values.redis);
+      if (problem && wanted === 'cluster') throw new Error(`cluster: no Redis at ${values.redis} (${problem}): start redis-server or give --redis`);
+      if (problem) {
+        process.stderr.write(`Cluster: skipped, no Redis at ${values.redis} (${problem})\n`);
+        reports.push(`Cluster: skipped, no Redis at ${values.redis} (${problem})`);
+      } else {
+        const tool = loadTool(values['http-load']);
+        process.stderr.write(`Cluster: one node vs two clustered nodes vs --workers 2 (${tool} for HTTP)...\n`);
+        const r = await runClusterBench({
+          dataDir,
+          databaseArgs: DATABASE.args,
+          databaseLabel: DATABASE.url === undefined ? 'SQLite: one file shared by the cluster, a copy for the single node' : 'PostgreSQL: one schema for every node',
+          redisUrl: values.redis,
+          ids,
+          cars: CARS,
+          carPassword: PASSWORD,
+          ...ACCOUNT,
+          token: TOKEN,
+          seconds: SECONDS,
+          httpSeconds: HTTP_SECONDS,
+          samples: CLUSTER_SAMPLES,
+          tool,
+        });
+        reports.push(reportClusterBench(r));
       }
     }
   } finally {

@@ -1,7 +1,10 @@
-/** Runs `vts serve` (the built dist/) as a child process and reads its memory use. */
+/**
+ * Runs `vts serve` (the built dist/) as a child process and reads its memory use and CPU time;
+ * with `--workers N` those of the primary and its workers added up.
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { childPids, cpuSecondsOf, peakRssOf, rssOf } from './proc.js';
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -9,11 +12,13 @@ export interface ServerProcess {
   httpPort: number;
   /** The embedded MQTT broker's port; null when it is off (the default here: `--mqtt-port off`). */
   mqttPort: number | null;
-  /** Resident set size of the server process in bytes (from /proc). */
+  /** The server's processes: the child, and its workers when it runs with `--workers`. */
+  pids(): number[];
+  /** Resident set size of the server's processes in bytes (from /proc). */
   rss(): number;
-  /** Peak resident set size of the server process so far in bytes (VmHWM from /proc). */
+  /** Peak resident set size of the server's processes so far in bytes (VmHWM from /proc; with workers, the sum of each one's peak). */
   peakRss(): number;
-  /** CPU time (user + system) the server process has used so far, in seconds (from /proc). */
+  /** CPU time (user + system) the server's processes have used so far, in seconds (from /proc). */
   cpuSeconds(): number;
   stop(): Promise<number | null>;
 }
@@ -65,28 +70,17 @@ export async function startServerProcess(dataDir: string, extraArgs: string[] = 
       }
     });
   });
+  const workers = extraArgs.includes('--workers');
+  const pids = (): number[] => [child.pid!, ...(workers ? childPids(child.pid!) : [])];
   return {
     child,
     mpPort: ports.mp,
     httpPort: ports.http,
     mqttPort: ports.mqtt,
-    rss() {
-      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-      const m = /VmRSS:\s+(\d+) kB/.exec(status);
-      return m ? Number(m[1]) * 1024 : NaN;
-    },
-    peakRss() {
-      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-      const m = /VmHWM:\s+(\d+) kB/.exec(status);
-      return m ? Number(m[1]) * 1024 : NaN;
-    },
-    cpuSeconds() {
-      // /proc/<pid>/stat: fields 14 and 15 (utime, stime) in clock ticks, counted after the
-      // parenthesised command name (which may hold spaces); USER_HZ is 100 on Linux
-      const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / 100;
-    },
+    pids,
+    rss: () => sum(pids().map(rssOf)),
+    peakRss: () => sum(pids().map(peakRssOf)),
+    cpuSeconds: () => sum(pids().map(cpuSecondsOf)),
     stop() {
       return new Promise((resolve) => {
         if (child.exitCode !== null) return resolve(child.exitCode);
@@ -96,3 +90,5 @@ export async function startServerProcess(dataDir: string, extraArgs: string[] = 
     },
   };
 }
+
+const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
