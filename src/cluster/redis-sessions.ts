@@ -3,6 +3,12 @@
  * works on every node: `sess:<id>` holds the session, the sorted set `sess:seen` when each was last
  * used (sliding expiry), `sess:tok:<hash>` and `sess:own:<owner>` find them by token and owner, and
  * `sess:apps:<id>` which node counts the session as an app of which vehicle.
+ *
+ * A node answers a session it used in the last few seconds from memory (`RECHECK_MS`, at most a
+ * quarter of the session timeout), and only then asks Redis again, which also records the use:
+ * one round trip per session and node every few seconds, not one per request. A session that ends
+ * anywhere is dropped from every node's memory at once (the `session-end` broadcast); while Redis
+ * is out of reach, nothing is answered from memory.
  */
 import type { Redis } from 'ioredis';
 import type { SessionRecord, SessionStore } from '../hub/session-store.js';
@@ -10,7 +16,10 @@ import type { RedisCluster } from './redis-cluster.js';
 import { CLAIM, RELEASE, USE_SESSION as USE } from './scripts.js';
 
 const ENDED = 'session-end';
-
+/** How long a session a node checked in Redis is answered from its memory. */
+const RECHECK_MS = 5000;
+/** Sessions remembered per node (the oldest checked go first). */
+const MAX_RECENT = 20_000;
 
 function parseRecord(text: string | null): SessionRecord | undefined {
   if (text === null) return undefined;
@@ -31,6 +40,9 @@ function parseRecord(text: string | null): SessionRecord | undefined {
 }
 
 export class RedisSessionStore implements SessionStore {
+  /** Sessions this node checked in Redis lately, by id, oldest check first. */
+  private readonly recent = new Map<string, { rec: SessionRecord; checked: number }>();
+
   constructor(private readonly cluster: RedisCluster) {}
 
   private k(name: string): string {
@@ -47,13 +59,22 @@ export class RedisSessionStore implements SessionStore {
   }
 
   use(id: string, now: number, timeoutMs: number): Promise<SessionRecord | undefined> {
+    const hit = this.recent.get(id);
+    if (hit && this.cluster.connected && now - hit.checked < Math.min(RECHECK_MS, timeoutMs / 4)) return Promise.resolve(hit.rec);
     return this.cluster.shared(async (redis) => {
       const text = await USE.run(redis, [this.k('sess:seen'), this.k(`sess:${id}`)], [id, now, timeoutMs]);
-      return parseRecord(typeof text === 'string' ? text : null);
+      const rec = parseRecord(typeof text === 'string' ? text : null);
+      this.recent.delete(id);
+      if (rec) {
+        this.recent.set(id, { rec, checked: now });
+        if (this.recent.size > MAX_RECENT) this.recent.delete(this.recent.keys().next().value as string);
+      }
+      return rec;
     });
   }
 
   remove(id: string): Promise<boolean> {
+    this.recent.delete(id);
     return this.cluster.shared((redis) => this.removeWith(redis, id));
   }
 
@@ -98,7 +119,9 @@ export class RedisSessionStore implements SessionStore {
 
   onEnded(listener: (id: string) => void): void {
     this.cluster.onBroadcast(ENDED, (body) => {
-      if (typeof body === 'string') listener(body);
+      if (typeof body !== 'string') return;
+      this.recent.delete(body);
+      listener(body);
     });
   }
 
