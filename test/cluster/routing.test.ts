@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { m, roundTrip } from '../mp/helpers.js';
+import { eventually, m, roundTrip } from '../mp/helpers.js';
 import { countsEverywhere, nextOf, readUntil, skipCluster, startCluster } from './harness.js';
 
 test('a car on one node and an app on another: replay, live messages, Z counts, commands, counts everywhere', { skip: skipCluster }, async (t) => {
@@ -38,8 +38,9 @@ test('a car on one node and an app on another: replay, live messages, Z counts, 
   assert.deepEqual(await nextOf(car, 'C'), m('C', '7,stat'));
   car.send('c', '7,0,SOC 81%');
   assert.deepEqual(await app.next(), m('c', '7,0,SOC 81%'));
-  const audit = await c.store.listCommandAudit('CLCAR', 5);
-  assert.equal(audit[0]?.caller.startsWith('mp:b/'), true, 'audited by the node of the car, with the caller of node B');
+  // the audit is written as the command ends, after its answer went out
+  const audited = await eventually(async () => (await c.store.listCommandAudit('CLCAR', 5))[0], 'the command audit');
+  assert.equal(audited.caller.startsWith('mp:b/'), true, 'audited by the node of the car, with the caller of node B');
 
   // anything else an app sends goes to the car wherever it is
   app.send('X', 'to the car');

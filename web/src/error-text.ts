@@ -42,6 +42,7 @@ const CODE_TEXT: Readonly<Record<string, (status: number, detail: string) => str
   VTS_ERR_CONTENT_TYPE: () => 'The server does not accept the request in this form.',
   VTS_ERR_SHUTTING_DOWN: () => 'The server is shutting down. Try again in a moment.',
   VTS_ERR_CHECKS_BUSY: () => 'The server is busy checking passwords. Try again in a moment.',
+  VTS_ERR_CLUSTER: () => 'The server is briefly unavailable. Try again in a moment.',
   // the rest of the catalogue (src/errors.ts)
   VTS_ERR_CONFIG: () => 'The server’s configuration is invalid.',
   VTS_ERR_DUPLICATE_USER: () => 'A user with that name exists already.',
