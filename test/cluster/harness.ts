@@ -115,15 +115,8 @@ export async function startCluster(t: TestContext, ids: string[], opts: { extra?
   return c;
 }
 
-/** Reads messages up to and including the first one with `code`. */
-export async function readUntil(c: MpClient, code: string): Promise<MpMessage[]> {
-  const out: MpMessage[] = [];
-  for (;;) {
-    const msg = await c.next();
-    out.push(msg);
-    if (msg.code === code) return out;
-  }
-}
+/** Reads messages up to and including the first one with `code` (the MP tests' own). */
+export { readUntil } from '../mp/helpers.js';
 
 /** The next message with `code` (others are skipped). */
 export async function nextOf(c: MpClient, code: string): Promise<MpMessage> {
