@@ -3,7 +3,12 @@
  * `node:cluster`), each a node of the cluster, sharing the listening ports, so that one machine
  * uses all its cores. The primary process only supervises: it prints the listening line once all
  * workers listen, passes SIGTERM/SIGINT on, waits for them to stop, and starts again a worker that
- * dies (a worker that fails before it ever listened stops the whole command instead).
+ * dies (a worker that fails before it ever listened stops the whole command instead; the
+ * replacement of a worker that served is tried again, later and later, until it serves).
+ *
+ * Worker n is the node `<node-id>-<n>`, whichever process runs it: a replacement keeps the name
+ * of the worker it replaces, and waits for the dead one's lease to run out (after a kill -9 or a
+ * crash, up to the cluster's 10 s) before it joins (`VTS_WORKER_RESTART`, src/cluster/parts.ts).
  */
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism, hostname } from 'node:os';
@@ -49,6 +54,19 @@ export function reportListening(line: ListeningLine): void {
 
 const STOP_DEADLINE_MS = 6000;
 const RESTART_DELAY_MS = 1000;
+/** A replacement that fails again is tried again later, up to this long after its failure. */
+const MAX_RESTART_DELAY_MS = 30_000;
+
+/** Set in the environment of a worker that replaces one that served (it waits for its lease). */
+export const RESTART_ENV = 'VTS_WORKER_RESTART';
+
+/**
+ * Ends a worker whose command returned (it failed to start, or stopped): its channel to the
+ * primary would keep it alive, serving nothing, and the primary would never replace it.
+ */
+export function endWorker(code: number): void {
+  if (cluster.isWorker) process.exit(code);
+}
 
 /** The primary: starts and supervises the workers until a signal stops them; never returns normally. */
 export function runWorkers(count: number, log: Logger): Promise<void> {
@@ -74,31 +92,43 @@ export function runWorkers(count: number, log: Logger): Promise<void> {
       for (const w of workers.values()) w.once('exit', () => setImmediate(check));
     };
 
+    /** Workers that served once: their replacements are tried again until they serve. */
+    const served = new Set<number>();
+    /** Failed replacements in a row, by worker. */
+    const failures = new Map<number, number>();
+
     const fork = (index: number): void => {
-      const w = cluster.fork({ VTS_WORKER_INDEX: String(index) });
+      const w = cluster.fork({ VTS_WORKER_INDEX: String(index), ...(served.has(index) ? { [RESTART_ENV]: '1' } : {}) });
       workers.set(index, w);
       w.on('message', (m: unknown) => {
         if (typeof m !== 'object' || m === null || (m as { event?: unknown }).event !== 'listening') return;
         listening.set(index, m as ListeningLine);
+        served.add(index);
+        failures.delete(index);
         if (!printed && listening.size === count) {
           printed = true;
           process.stdout.write(JSON.stringify({ ...(m as ListeningLine), workers: count }) + '\n');
           log.info({ workers: count }, 'all workers listening');
-        }
+        } else if (printed) log.info({ worker: index, pid: w.process.pid }, 'a worker was started again and listens');
       });
       w.on('exit', (code, signal) => {
-        workers.delete(index);
+        if (workers.get(index) === w) workers.delete(index);
         if (stopping) return;
-        if (!listening.has(index)) {
+        if (!served.has(index)) {
           // it never served: the same would happen again (a port in use, a bad option)
           log.error({ worker: index, code, signal }, 'a worker failed to start: stopping');
           return stop('worker failure', code || 1);
         }
-        log.error({ worker: index, code, signal }, `a worker died: starting it again in ${RESTART_DELAY_MS / 1000} s`);
+        const failed = !listening.has(index);
         listening.delete(index);
+        const n = failed ? (failures.get(index) ?? 0) + 1 : 0;
+        failures.set(index, n);
+        const delay = Math.min(RESTART_DELAY_MS * 2 ** n, MAX_RESTART_DELAY_MS);
+        if (failed) log.error({ worker: index, code, signal }, `a worker failed to start again: trying again in ${delay / 1000} s`);
+        else log.error({ worker: index, code, signal }, `a worker died: starting it again in ${delay / 1000} s`);
         setTimeout(() => {
           if (!stopping) fork(index);
-        }, RESTART_DELAY_MS);
+        }, delay);
       });
     };
 

@@ -33,6 +33,10 @@ export interface ClusterParts {
 export function clusterParts(config: ClusterConfig | undefined, log: Logger): ClusterParts {
   if (!config) return { cluster: new SoloCluster(), sessions: new LocalSessionStore(), jobs: new LocalJobRecords(), redis: null };
   const heartbeatMs = config.heartbeatMs ?? 2000;
-  const redis = new RedisCluster({ url: config.url, nodeId: config.nodeId, prefix: config.prefix, log, heartbeatMs, deadAfterMs: heartbeatMs * 5 });
+  const deadAfterMs = heartbeatMs * 5;
+  // a worker that replaces a crashed one (src/cli/workers.ts) keeps its node id: it waits for the
+  // dead process's lease to run out instead of being refused
+  const leaseWaitMs = process.env.VTS_WORKER_RESTART === '1' ? deadAfterMs + heartbeatMs : 0;
+  const redis = new RedisCluster({ url: config.url, nodeId: config.nodeId, prefix: config.prefix, log, heartbeatMs, deadAfterMs, leaseWaitMs });
   return { cluster: redis, sessions: new RedisSessionStore(redis), jobs: new RedisJobRecords(redis), redis };
 }

@@ -27,7 +27,7 @@ export class PresenceReplica {
       vehicles?.delete(vehicleId);
       if (vehicles?.size === 0) this.byNode.delete(node);
     } else {
-      if (old && old.car === p.car && old.v3 === p.v3 && old.apps === p.apps && old.batches === p.batches) return false;
+      if (old && old.car === p.car && old.v3 === p.v3 && old.apps === p.apps && old.batches === p.batches && old.claim === p.claim) return false;
       if (parts) parts.set(node, { ...p });
       else this.byVehicle.set(vehicleId, new Map([[node, { ...p }]]));
       let vehicles = this.byNode.get(node);
@@ -44,6 +44,16 @@ export class PresenceReplica {
     for (const v of vehicles) this.set(node, v, { car: false, v3: false, apps: 0, batches: 0 });
     this.byNode.delete(node);
     return vehicles;
+  }
+
+  /** Sets a node's whole part (read again from Redis); returns the vehicles whose part changed. */
+  replaceNode(node: string, parts: ReadonlyMap<string, NodePresence>): string[] {
+    const changed: string[] = [];
+    for (const v of [...(this.byNode.get(node) ?? [])]) {
+      if (!parts.has(v) && this.set(node, v, { car: false, v3: false, apps: 0, batches: 0 })) changed.push(v);
+    }
+    for (const [v, p] of parts) if (this.set(node, v, p)) changed.push(v);
+    return changed;
   }
 
   /** Forgets everything; returns the vehicles that had parts. */
@@ -66,12 +76,18 @@ export class PresenceReplica {
     const parts = this.byVehicle.get(vehicleId);
     if (!parts) return NO_REMOTE;
     let carNode: string | null = null;
+    let carClaim = -1;
     let v3Node: string | null = null;
     let apps = 0;
     let batches = 0;
     const interested: string[] = [];
     for (const [node, p] of parts) {
-      if (p.car && carNode === null) carNode = node;
+      // the car on two nodes: one died or is closing it; the newest login (a claim being made) wins
+      const claim = p.claim ?? Infinity;
+      if (p.car && claim > carClaim) {
+        carNode = node;
+        carClaim = claim;
+      }
       if (p.v3 && v3Node === null) v3Node = node;
       apps += p.apps;
       batches += p.batches;

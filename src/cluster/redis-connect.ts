@@ -27,10 +27,11 @@ export function parseRedisUrl(value: string): string {
 }
 
 /**
- * A connected client. While Redis is out of reach, commands fail at once (no offline queue: the
- * node goes on alone) and the client reconnects by itself, every 2 s at most.
+ * A connected client (`name`: its name in Redis' CLIENT LIST). While Redis is out of reach,
+ * commands fail at once (no offline queue: the node goes on alone) and the client reconnects by
+ * itself, every 2 s at most.
  */
-export async function connectRedis(url: string, log: Logger, role: string): Promise<Redis> {
+export async function connectRedis(url: string, log: Logger, role: string, name = `vts-${role}`): Promise<Redis> {
   const redis = new Redis(url, {
     lazyConnect: true,
     enableOfflineQueue: false,
@@ -38,7 +39,7 @@ export async function connectRedis(url: string, log: Logger, role: string): Prom
     maxRetriesPerRequest: 1,
     connectTimeout: 5000,
     retryStrategy: (times) => Math.min(100 * times, 2000),
-    connectionName: `vts-${role}`,
+    connectionName: name,
   });
   let lastError = '';
   let lastCode: string | undefined;

@@ -1,8 +1,11 @@
 /**
  * API sessions in the cluster's Redis (src/hub/session-store.ts), so that a cookie made on one node
- * works on every node: `sess:<id>` holds the session, the sorted set `sess:seen` when each was last
- * used (sliding expiry), `sess:tok:<hash>` and `sess:own:<owner>` find them by token and owner, and
- * `sess:apps:<id>` which node counts the session as an app of which vehicle.
+ * works on every node. A session's key is the SHA-256 (hex) of its cookie, as for API tokens: Redis
+ * holds no cookie (not in key names, set members, records or the `session-end` broadcasts), so
+ * reading Redis opens no session. `sess:<key>` holds the session (without its cookie), the sorted
+ * set `sess:seen` when each was last used (sliding expiry), `sess:tok:<token hash>` and
+ * `sess:own:<owner>` find them by token and owner, and `sess:apps:<key>` which node counts the
+ * session as an app of which vehicle.
  *
  * A node answers a session it used in the last few seconds from memory (`RECHECK_MS`, at most a
  * quarter of the session timeout), and only then asks Redis again, which also records the use:
@@ -10,8 +13,9 @@
  * anywhere is dropped from every node's memory at once (the `session-end` broadcast); while Redis
  * is out of reach, nothing is answered from memory.
  */
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { SessionRecord, SessionStore } from '../hub/session-store.js';
+import type { SessionRecord, SessionStore, StoredSession } from '../hub/session-store.js';
 import type { RedisCluster } from './redis-cluster.js';
 import { CLAIM, RELEASE, USE_SESSION as USE } from './scripts.js';
 
@@ -21,13 +25,13 @@ const RECHECK_MS = 5000;
 /** Sessions remembered per node (the oldest checked go first). */
 const MAX_RECENT = 20_000;
 
-function parseRecord(text: string | null): SessionRecord | undefined {
+/** A session as stored (without its cookie), or undefined. */
+function parseRecord(text: string | null): Omit<SessionRecord, 'id'> | undefined {
   if (text === null) return undefined;
   try {
     const r = JSON.parse(text) as Partial<SessionRecord>;
-    if (typeof r.id !== 'string' || typeof r.ownerId !== 'number' || typeof r.ownerName !== 'string' || typeof r.permit !== 'string') return undefined;
+    if (typeof r.ownerId !== 'number' || typeof r.ownerName !== 'string' || typeof r.permit !== 'string') return undefined;
     return {
-      id: r.id,
       ownerId: r.ownerId,
       ownerName: r.ownerName,
       permit: r.permit,
@@ -40,7 +44,7 @@ function parseRecord(text: string | null): SessionRecord | undefined {
 }
 
 export class RedisSessionStore implements SessionStore {
-  /** Sessions this node checked in Redis lately, by id, oldest check first. */
+  /** Sessions this node checked in Redis lately, by key, oldest check first. */
   private readonly recent = new Map<string, { rec: SessionRecord; checked: number }>();
 
   constructor(private readonly cluster: RedisCluster) {}
@@ -49,44 +53,51 @@ export class RedisSessionStore implements SessionStore {
     return this.cluster.key(name);
   }
 
+  keyOf(id: string): string {
+    return createHash('sha256').update(id, 'utf8').digest('hex');
+  }
+
   put(rec: SessionRecord, now: number): Promise<void> {
+    const key = this.keyOf(rec.id);
+    const { id: _cookie, ...stored } = rec;
     return this.cluster.shared(async (redis) => {
-      const m = redis.multi().set(this.k(`sess:${rec.id}`), JSON.stringify(rec)).zadd(this.k('sess:seen'), now, rec.id);
-      m.sadd(this.k(`sess:own:${rec.ownerId}`), rec.id);
-      if (rec.tokenHash !== undefined) m.sadd(this.k(`sess:tok:${rec.tokenHash}`), rec.id);
+      const m = redis.multi().set(this.k(`sess:${key}`), JSON.stringify(stored)).zadd(this.k('sess:seen'), now, key);
+      m.sadd(this.k(`sess:own:${rec.ownerId}`), key);
+      if (rec.tokenHash !== undefined) m.sadd(this.k(`sess:tok:${rec.tokenHash}`), key);
       await m.exec();
     });
   }
 
   use(id: string, now: number, timeoutMs: number): Promise<SessionRecord | undefined> {
-    const hit = this.recent.get(id);
+    const key = this.keyOf(id);
+    const hit = this.recent.get(key);
     if (hit && this.cluster.connected && now - hit.checked < Math.min(RECHECK_MS, timeoutMs / 4)) return Promise.resolve(hit.rec);
     return this.cluster.shared(async (redis) => {
-      const text = await USE.run(redis, [this.k('sess:seen'), this.k(`sess:${id}`)], [id, now, timeoutMs]);
-      const rec = parseRecord(typeof text === 'string' ? text : null);
-      this.recent.delete(id);
-      if (rec) {
-        this.recent.set(id, { rec, checked: now });
-        if (this.recent.size > MAX_RECENT) this.recent.delete(this.recent.keys().next().value as string);
-      }
+      const text = await USE.run(redis, [this.k('sess:seen'), this.k(`sess:${key}`)], [key, now, timeoutMs]);
+      const stored = parseRecord(typeof text === 'string' ? text : null);
+      this.recent.delete(key);
+      if (!stored) return undefined;
+      const rec: SessionRecord = { id, ...stored };
+      this.recent.set(key, { rec, checked: now });
+      if (this.recent.size > MAX_RECENT) this.recent.delete(this.recent.keys().next().value as string);
       return rec;
     });
   }
 
-  remove(id: string): Promise<boolean> {
-    this.recent.delete(id);
-    return this.cluster.shared((redis) => this.removeWith(redis, id));
+  remove(key: string): Promise<boolean> {
+    this.recent.delete(key);
+    return this.cluster.shared((redis) => this.removeWith(redis, key));
   }
 
-  private async removeWith(redis: Redis, id: string): Promise<boolean> {
-    const [[, text], [, removed]] = (await redis.multi().get(this.k(`sess:${id}`)).zrem(this.k('sess:seen'), id).del(this.k(`sess:${id}`), this.k(`sess:apps:${id}`)).exec()) as [
+  private async removeWith(redis: Redis, key: string): Promise<boolean> {
+    const [[, text], [, removed]] = (await redis.multi().get(this.k(`sess:${key}`)).zrem(this.k('sess:seen'), key).del(this.k(`sess:${key}`), this.k(`sess:apps:${key}`)).exec()) as [
       [unknown, string | null],
       [unknown, number],
     ];
     const rec = parseRecord(text);
     if (rec) {
-      const m = redis.multi().srem(this.k(`sess:own:${rec.ownerId}`), id);
-      if (rec.tokenHash !== undefined) m.srem(this.k(`sess:tok:${rec.tokenHash}`), id);
+      const m = redis.multi().srem(this.k(`sess:own:${rec.ownerId}`), key);
+      if (rec.tokenHash !== undefined) m.srem(this.k(`sess:tok:${rec.tokenHash}`), key);
       await m.exec();
     }
     return removed === 1;
@@ -96,12 +107,15 @@ export class RedisSessionStore implements SessionStore {
     return this.cluster.shared((redis) => redis.smembers(this.k(`sess:tok:${tokenHash}`)));
   }
 
-  byOwner(ownerId: number): Promise<SessionRecord[]> {
+  byOwner(ownerId: number): Promise<StoredSession[]> {
     return this.cluster.shared(async (redis) => {
-      const ids = await redis.smembers(this.k(`sess:own:${ownerId}`));
-      if (ids.length === 0) return [];
-      const texts = await redis.mget(ids.map((id) => this.k(`sess:${id}`)));
-      return texts.map(parseRecord).filter((r): r is SessionRecord => r !== undefined);
+      const keys = await redis.smembers(this.k(`sess:own:${ownerId}`));
+      if (keys.length === 0) return [];
+      const texts = await redis.mget(keys.map((key) => this.k(`sess:${key}`)));
+      return texts.flatMap((text, i) => {
+        const rec = parseRecord(text);
+        return rec ? [{ ...rec, key: keys[i]! }] : [];
+      });
     });
   }
 
@@ -109,15 +123,15 @@ export class RedisSessionStore implements SessionStore {
     return this.cluster.shared((redis) => redis.zrangebyscore(this.k('sess:seen'), '-inf', now - timeoutMs - 1, 'LIMIT', 0, 1000));
   }
 
-  exist(ids: readonly string[]): Promise<boolean[]> {
-    return this.cluster.shared(async (redis) => (await redis.zmscore(this.k('sess:seen'), ...ids)).map((s) => s !== null));
+  exist(keys: readonly string[]): Promise<boolean[]> {
+    return this.cluster.shared(async (redis) => (await redis.zmscore(this.k('sess:seen'), ...keys)).map((s) => s !== null));
   }
 
-  announceEnd(id: string): void {
-    this.cluster.broadcast(ENDED, id);
+  announceEnd(key: string): void {
+    this.cluster.broadcast(ENDED, key);
   }
 
-  onEnded(listener: (id: string) => void): void {
+  onEnded(listener: (key: string) => void): void {
     this.cluster.onBroadcast(ENDED, (body) => {
       if (typeof body !== 'string') return;
       this.recent.delete(body);
@@ -125,21 +139,21 @@ export class RedisSessionStore implements SessionStore {
     });
   }
 
-  claimApp(id: string, vehicleId: string): Promise<boolean> {
-    return this.cluster.shared((redis) => this.claimAppWith(redis, id, vehicleId));
+  claimApp(key: string, vehicleId: string): Promise<boolean> {
+    return this.cluster.shared((redis) => this.claimAppWith(redis, key, vehicleId));
   }
 
-  private async claimAppWith(redis: Redis, id: string, vehicleId: string): Promise<boolean> {
-    const key = this.k(`sess:apps:${id}`);
-    const held = await CLAIM.run(redis, [key], [vehicleId, this.cluster.nodeId]);
+  private async claimAppWith(redis: Redis, key: string, vehicleId: string): Promise<boolean> {
+    const apps = this.k(`sess:apps:${key}`);
+    const held = await CLAIM.run(redis, [apps], [vehicleId, this.cluster.nodeId]);
     if (typeof held !== 'string') return true;
     // counted by a node that is gone: this node counts it now
     if (await redis.exists(this.k(`alive:${held}`))) return false;
-    await redis.hset(key, vehicleId, this.cluster.nodeId);
+    await redis.hset(apps, vehicleId, this.cluster.nodeId);
     return true;
   }
 
-  releaseApp(id: string, vehicleId: string): void {
-    this.cluster.shared((redis) => RELEASE.run(redis, [this.k(`sess:apps:${id}`)], [vehicleId, this.cluster.nodeId])).catch(() => undefined);
+  releaseApp(key: string, vehicleId: string): void {
+    this.cluster.shared((redis) => RELEASE.run(redis, [this.k(`sess:apps:${key}`)], [vehicleId, this.cluster.nodeId])).catch(() => undefined);
   }
 }

@@ -43,14 +43,43 @@ if redis.call('SREM', KEYS[1], ARGV[1]) == 1 then redis.call('DEL', KEYS[2]) ret
 return 0`);
 
 /**
- * KEYS: the vehicle's car claim, the claim counter. ARGV: node. Records that the car logged in on
- * this node; returns the claim it replaced ('<node> <n>', or false) and this claim's number.
+ * KEYS: the vehicle's car claim, the claim counter. ARGV: node, login time (ms), expiry (ms).
+ * Records that the car logged in on this node (`<node> <n> <login time>`, renewed while held);
+ * returns the claim it replaced ('<node> <n> …', or false) and this claim's number.
  */
 export const CLAIM_CAR = script(`
 local old = redis.call('GET', KEYS[1])
 local n = redis.call('INCR', KEYS[2])
-redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. n)
+redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. n .. ' ' .. ARGV[2], 'PX', ARGV[3])
 return {old or false, n}`);
+
+/**
+ * KEYS: the vehicle's car claim, the claim counter. ARGV: node, this node's claim (0: made while
+ * Redis was away), its login time (ms), expiry (ms). Keeps (and renews) this node's claim of a car
+ * it holds, or makes it again when Redis lost it or never had it. Returns {n, replaced}: the claim
+ * now (-1: another node's claim is newer, this node's car is taken) and the claim it replaced.
+ */
+export const RECLAIM_CAR = script(`
+local cur = redis.call('GET', KEYS[1])
+if cur then
+  local node, n, at = string.match(cur, '^(%S+) (%d+) ?(%d*)$')
+  if node == ARGV[1] and n == ARGV[2] then
+    redis.call('PEXPIRE', KEYS[1], ARGV[4])
+    return {tonumber(n), false}
+  end
+  if node and node ~= ARGV[1] and (tonumber(ARGV[2]) > 0 or (at ~= '' and tonumber(at) >= tonumber(ARGV[3]))) then
+    return {-1, cur}
+  end
+end
+local n = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. n .. ' ' .. ARGV[3], 'PX', ARGV[4])
+return {n, cur or false}`);
+
+/** KEYS: the vehicle's car claim. ARGV: node, claim. Frees the claim if it is still this one. */
+export const RELEASE_CAR = script(`
+local cur = redis.call('GET', KEYS[1])
+if cur and string.match(cur, '^(%S+ %d+)') == ARGV[1] .. ' ' .. ARGV[2] then redis.call('DEL', KEYS[1]) end
+return 0`);
 
 /** KEYS: table hash. ARGV: key, owner. Null when the key is now the owner's, else who holds it. */
 export const CLAIM = script(`

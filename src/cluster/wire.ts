@@ -52,7 +52,7 @@ const num = (x: unknown): x is number => typeof x === 'number' && Number.isFinit
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 function presence(x: unknown): boolean {
-  return isObject(x) && typeof x.car === 'boolean' && typeof x.v3 === 'boolean' && num(x.apps) && num(x.batches);
+  return isObject(x) && typeof x.car === 'boolean' && typeof x.v3 === 'boolean' && num(x.apps) && num(x.batches) && (x.claim === undefined || num(x.claim));
 }
 
 function pairs(x: unknown): boolean {

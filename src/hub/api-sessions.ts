@@ -37,10 +37,10 @@ interface Anonymous {
   lastUsed: number;
 }
 
-const appKey = (id: string): string => 'http:' + id;
+const appKey = (key: string): string => 'http:' + key;
 
 export class ApiSessions {
-  /** Sessions this node counts as apps: id → (vehicle → owner). */
+  /** Sessions this node counts as apps: key (the store's, or an anonymous id) → (vehicle → owner). */
   private readonly registered = new Map<string, Map<string, number>>();
   /** Cookie-less registrations of this node, by `-:<owner>:<address>`. */
   private readonly anonymousSessions = new Map<string, Anonymous>();
@@ -51,7 +51,7 @@ export class ApiSessions {
     /** Idle time after which a session ends (ms). */
     readonly timeoutMs: number,
   ) {
-    store.onEnded((id) => this.dropLocal(id));
+    store.onEnded((key) => this.dropLocal(key));
   }
 
   async create(owner: SessionOwner, permit: string, tokenHash?: string, web = false): Promise<ApiSession> {
@@ -95,33 +95,44 @@ export class ApiSessions {
     return rec;
   }
 
+  /** The key of a session (an anonymous registration is its own). */
+  private keyOf(id: string): string {
+    return id.startsWith('-:') ? id : this.store.keyOf(id);
+  }
+
   /** Registers the session as an app of the vehicle; returns true when it is the first app. */
   async connect(s: ApiSession, vehicleId: string): Promise<boolean> {
-    let vehicles = this.registered.get(s.id);
+    const key = this.keyOf(s.id);
+    let vehicles = this.registered.get(key);
     if (vehicles?.has(vehicleId)) return false;
     // counted once in the whole cluster: where it first connected
-    if (!s.id.startsWith('-:') && !(await this.store.claimApp(s.id, vehicleId))) return false;
-    vehicles = this.registered.get(s.id);
-    if (!vehicles) this.registered.set(s.id, (vehicles = new Map()));
+    if (!s.id.startsWith('-:') && !(await this.store.claimApp(key, vehicleId))) return false;
+    vehicles = this.registered.get(key);
+    if (!vehicles) this.registered.set(key, (vehicles = new Map()));
     if (vehicles.has(vehicleId)) return false;
     vehicles.set(vehicleId, s.ownerId);
-    return this.hub.registerApiApp(vehicleId, s.ownerId, appKey(s.id)) === 0;
+    return this.hub.registerApiApp(vehicleId, s.ownerId, appKey(key)) === 0;
   }
 
   disconnect(s: ApiSession, vehicleId: string): void {
-    const vehicles = this.registered.get(s.id);
+    const key = this.keyOf(s.id);
+    const vehicles = this.registered.get(key);
     if (!vehicles?.delete(vehicleId)) return;
-    if (vehicles.size === 0) this.registered.delete(s.id);
-    this.hub.unregisterApiApp(vehicleId, appKey(s.id));
-    if (!s.id.startsWith('-:')) this.store.releaseApp(s.id, vehicleId);
+    if (vehicles.size === 0) this.registered.delete(key);
+    this.hub.unregisterApiApp(vehicleId, appKey(key));
+    if (!s.id.startsWith('-:')) this.store.releaseApp(key, vehicleId);
   }
 
-  /** Ends a session everywhere: every vehicle it was connected to gets its new app count. */
+  /** Ends a session (by its cookie) everywhere: every vehicle it was connected to gets its new app count. */
   async end(id: string): Promise<void> {
     if (id.startsWith('-:')) return this.endLocal(id);
-    const removed = await this.store.remove(id);
-    this.dropLocal(id);
-    if (removed) this.store.announceEnd(id);
+    return this.endKey(this.store.keyOf(id));
+  }
+
+  private async endKey(key: string): Promise<void> {
+    const removed = await this.store.remove(key);
+    this.dropLocal(key);
+    if (removed) this.store.announceEnd(key);
   }
 
   private endLocal(id: string): void {
@@ -130,21 +141,22 @@ export class ApiSessions {
   }
 
   /** Drops what this node counts of a session that ended. */
-  private dropLocal(id: string): void {
-    const vehicles = this.registered.get(id);
+  private dropLocal(key: string): void {
+    const vehicles = this.registered.get(key);
     if (!vehicles) return;
-    this.registered.delete(id);
-    for (const vehicleId of vehicles.keys()) this.hub.unregisterApiApp(vehicleId, appKey(id));
+    this.registered.delete(key);
+    for (const vehicleId of vehicles.keys()) this.hub.unregisterApiApp(vehicleId, appKey(key));
   }
 
-  /** Ends every web session of a user but `keep` (after a password change). */
+  /** Ends every web session of a user but `keep` (a cookie; after a password change). */
   async endWebSessions(ownerId: number, keep?: string): Promise<void> {
-    for (const s of await this.store.byOwner(ownerId)) if (s.csrf && s.id !== keep) await this.end(s.id);
+    const kept = keep === undefined ? undefined : this.store.keyOf(keep);
+    for (const s of await this.store.byOwner(ownerId)) if (s.csrf && s.key !== kept) await this.endKey(s.key);
   }
 
   /** Ends the sessions opened with a token that was just revoked. */
   async endByToken(tokenHash: string): Promise<void> {
-    for (const id of await this.store.byToken(tokenHash)) await this.end(id);
+    for (const key of await this.store.byToken(tokenHash)) await this.endKey(key);
   }
 
   /**
@@ -154,12 +166,12 @@ export class ApiSessions {
   async sweep(): Promise<void> {
     const now = this.hub.now();
     for (const [id, a] of [...this.anonymousSessions]) if (now - a.lastUsed > this.timeoutMs) this.endLocal(id);
-    for (const id of await this.store.expired(now, this.timeoutMs)) await this.end(id);
-    const ids = [...this.registered.keys()].filter((id) => !id.startsWith('-:'));
-    if (ids.length === 0) return;
-    const exist = await this.store.exist(ids);
-    ids.forEach((id, k) => {
-      if (!exist[k]) this.dropLocal(id);
+    for (const key of await this.store.expired(now, this.timeoutMs)) await this.endKey(key);
+    const keys = [...this.registered.keys()].filter((key) => !key.startsWith('-:'));
+    if (keys.length === 0) return;
+    const exist = await this.store.exist(keys);
+    keys.forEach((key, k) => {
+      if (!exist[k]) this.dropLocal(key);
     });
   }
 

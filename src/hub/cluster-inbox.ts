@@ -48,6 +48,11 @@ export class ClusterInbox implements ClusterEvents {
     car.close('replaced by a newer login of the same vehicle on another node');
   }
 
+  carReclaimed(vehicleId: string, from: number, to: number): void {
+    const link = this.hub.links.get(vehicleId);
+    if (link?.car && link.carClaim === from) link.carClaim = to;
+  }
+
   committed(): Promise<void> {
     return new Promise((resolve) => this.hub.store.afterCommit(resolve));
   }

@@ -19,6 +19,12 @@ export interface NodePresence {
   /** MP apps, API sessions and live streams registered as apps on that node. */
   apps: number;
   batches: number;
+  /**
+   * The number of the car's login (its claim, see `claimCar`), added by the cluster: the newest
+   * wins when two nodes say they hold the car (one of them died or is closing it). Absent while
+   * the claim is being made.
+   */
+  claim?: number;
 }
 
 export const NO_PRESENCE: NodePresence = Object.freeze({ car: false, v3: false, apps: 0, batches: 0 });
@@ -57,6 +63,11 @@ export interface ClusterEvents {
   carMessage(vehicleId: string, code: string, data: string): void;
   /** The car logged in on another node: this node's connection of it is closed (if it is `claim`). */
   carTaken(vehicleId: string, claim: number): void;
+  /**
+   * This node's car of the vehicle was claimed again (the cluster joined again after losing
+   * Redis): its claim `from` is `to` now (a later `carTaken` names `to`).
+   */
+  carReclaimed(vehicleId: string, from: number, to: number): void;
   /** Resolves once everything written before the call is committed (the replay barrier of another node). */
   committed(): Promise<void>;
   /** Runs a command for a caller on another node; `onRecord` streams the answer records back. */

@@ -88,7 +88,8 @@ export interface RemoteRoutes {
   nodeFor(vehicleId: string, transport: string, job: CommandJob): string | null;
   /**
    * Runs the job there; its records stream to `req.job.onRecord`. Rejects with the other node's
-   * error (marked `auditedElsewhere`), or with VTS_ERR_NOT_CONNECTED when the node is out of reach.
+   * error (marked `auditedElsewhere`), or with VTS_ERR_NOT_CONNECTED when the node is out of reach
+   * (marked `notDelivered` when the job surely never reached it: then it is routed again).
    */
   run(node: string, req: JobRequest): Promise<CommandResult>;
 }
@@ -100,6 +101,20 @@ export function auditedElsewhere<E extends Error>(err: E): E {
   auditedThere.add(err);
   return err;
 }
+
+const undelivered = new WeakSet<object>();
+
+/**
+ * Marks an error of a relay that never reached the other node (it had died: nobody heard the
+ * request): the command did not run, so it is routed again (the vehicle may be elsewhere now).
+ */
+export function notDelivered<E extends Error>(err: E): E {
+  undelivered.add(err);
+  return err;
+}
+
+/** Times a command whose node had gone is routed again. */
+const REROUTES = 2;
 
 type Route = { transport: CommandTransport; node?: undefined } | { node: string; transport?: undefined };
 
@@ -217,7 +232,7 @@ export class CommandService {
   }
 
   /** Runs a job: queued behind the vehicle's other commands, timed, audited. */
-  run(req: JobRequest): Promise<CommandResult> {
+  run(req: JobRequest, reroutes = 0): Promise<CommandResult> {
     const vehicleId = req.vehicleId.toUpperCase();
     const started = this.now();
     const text = req.job.command ? redactMp(req.job.command) : '(paranoid)';
@@ -228,12 +243,17 @@ export class CommandService {
       req.onRefused?.(refused);
       return Promise.reject(refused);
     }
-    if (route?.node !== undefined) return this.relay(route.node, req, vehicleId, text, started);
+    if (route?.node !== undefined) {
+      return this.relay(route.node, req, vehicleId, text, started, reroutes < REROUTES).catch((err: unknown) => {
+        if (!(err instanceof Error && undelivered.has(err)) || reroutes >= REROUTES) throw err;
+        return this.run(req, reroutes + 1);
+      });
+    }
     return this.queued(req, vehicleId, text, started);
   }
 
   /** The vehicle is on another node: its command service runs (and audits) the job. */
-  private async relay(node: string, req: JobRequest, vehicleId: string, text: string, started: number): Promise<CommandResult> {
+  private async relay(node: string, req: JobRequest, vehicleId: string, text: string, started: number, mayReroute: boolean): Promise<CommandResult> {
     let settle!: () => void;
     const flight: InFlight = { abort: () => undefined, settled: new Promise<void>((r) => (settle = r)) };
     const aborted = new Promise<never>((_resolve, reject) => (flight.abort = reject));
@@ -241,7 +261,9 @@ export class CommandService {
     try {
       return await Promise.race([this.remote!.run(node, { ...req, vehicleId, relayed: true }), aborted]);
     } catch (err) {
-      if (!(err instanceof Error && auditedThere.has(err))) this.audit(req, vehicleId, text, started, auditResult(err));
+      // audited where it ran, or (not delivered) once its new route ends
+      const rerouted = mayReroute && err instanceof Error && undelivered.has(err);
+      if (!(err instanceof Error && auditedThere.has(err)) && !rerouted) this.audit(req, vehicleId, text, started, auditResult(err));
       throw err;
     } finally {
       this.inFlight.delete(flight);

@@ -17,35 +17,45 @@ export interface SessionRecord {
   readonly csrf?: string;
 }
 
+/** A session found by its owner: its key (see `SessionStore.keyOf`), not its cookie. */
+export type StoredSession = Omit<SessionRecord, 'id'> & { readonly key: string };
+
+/**
+ * Sessions are stored, listed, ended and announced by their key (`keyOf`): the cookie itself in
+ * this process, its SHA-256 in Redis (a cookie is a credential: Redis never holds it). Only `put`
+ * and `use` see the cookie.
+ */
 export interface SessionStore {
+  /** The key of the session with this cookie. */
+  keyOf(id: string): string;
   /** Stores a new session, used now. */
   put(rec: SessionRecord, now: number): Promise<void>;
   /**
-   * The session, its idle clock restarted; undefined when there is none, or when it has been
-   * idle longer than `timeoutMs` (it is then left for `expired` to end).
+   * The session of the cookie, its idle clock restarted; undefined when there is none, or when it
+   * has been idle longer than `timeoutMs` (it is then left for `expired` to end).
    */
   use(id: string, now: number, timeoutMs: number): Promise<SessionRecord | undefined>;
   /** Removes the session; true when this call removed it (the caller then ends it everywhere). */
-  remove(id: string): Promise<boolean>;
-  /** The ids of the sessions opened with a token. */
+  remove(key: string): Promise<boolean>;
+  /** The keys of the sessions opened with a token. */
   byToken(tokenHash: string): Promise<string[]>;
   /** The sessions of an owner. */
-  byOwner(ownerId: number): Promise<SessionRecord[]>;
-  /** The ids of the sessions idle for longer than `timeoutMs`. */
+  byOwner(ownerId: number): Promise<StoredSession[]>;
+  /** The keys of the sessions idle for longer than `timeoutMs`. */
   expired(now: number, timeoutMs: number): Promise<string[]>;
   /** Whether each session still exists (unexpired or not). */
-  exist(ids: readonly string[]): Promise<boolean[]>;
+  exist(keys: readonly string[]): Promise<boolean[]>;
   /** Tells every node that the session ended (each drops its registrations of it). */
-  announceEnd(id: string): void;
-  /** Hears of sessions that ended on another node. */
-  onEnded(listener: (id: string) => void): void;
+  announceEnd(key: string): void;
+  /** Hears of sessions that ended on another node (by key). */
+  onEnded(listener: (key: string) => void): void;
   /**
    * Registers, for the whole cluster, that this node counts the session as an app of the vehicle.
    * Resolves to false when another live node counts it already (then this node must not).
    */
-  claimApp(id: string, vehicleId: string): Promise<boolean>;
+  claimApp(key: string, vehicleId: string): Promise<boolean>;
   /** The node no longer counts the session as an app of the vehicle. */
-  releaseApp(id: string, vehicleId: string): void;
+  releaseApp(key: string, vehicleId: string): void;
 }
 
 interface Entry {
@@ -56,6 +66,10 @@ interface Entry {
 /** Sessions in this process: a single node. */
 export class LocalSessionStore implements SessionStore {
   private readonly sessions = new Map<string, Entry>();
+
+  keyOf(id: string): string {
+    return id;
+  }
 
   async put(rec: SessionRecord, now: number): Promise<void> {
     this.sessions.set(rec.id, { rec, lastUsed: now });
@@ -76,8 +90,8 @@ export class LocalSessionStore implements SessionStore {
     return [...this.sessions.values()].filter((e) => e.rec.tokenHash === tokenHash).map((e) => e.rec.id);
   }
 
-  async byOwner(ownerId: number): Promise<SessionRecord[]> {
-    return [...this.sessions.values()].filter((e) => e.rec.ownerId === ownerId).map((e) => e.rec);
+  async byOwner(ownerId: number): Promise<StoredSession[]> {
+    return [...this.sessions.values()].filter((e) => e.rec.ownerId === ownerId).map(({ rec: { id, ...rest } }) => ({ ...rest, key: id }));
   }
 
   async expired(now: number, timeoutMs: number): Promise<string[]> {

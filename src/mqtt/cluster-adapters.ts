@@ -23,7 +23,10 @@ export interface BrokerCluster {
 export interface ClusterAdapters {
   mq: ReturnType<typeof mqemitterRedis>;
   persistence: ReturnType<typeof persistenceRedis>;
-  /** Ends the persistence's connection (aedes' close ends the emitter's). */
+  /**
+   * Ends the persistence's connection (aedes' close ends the emitter's, having destroyed the
+   * persistence first: see `destroyFirst`).
+   */
   close(): Promise<void>;
 }
 
@@ -71,6 +74,23 @@ function oneSubscribeAtATime(persistence: Subscriptions): void {
   };
 }
 
+/** Longest wait for the persistence to leave the emitter when the broker closes (Redis may be away). */
+const DESTROY_TIMEOUT_MS = 1000;
+
+/**
+ * aedes' close ends the emitter (`mq.close`) once its clients are closed (their wills and
+ * subscriptions still go through the persistence); the persistence must leave the emitter before
+ * that, since its destroy unsubscribes through it. The emitter's close runs the persistence's
+ * destroy first, bounded in time (Redis may be away), and `close` then only ends its connection.
+ */
+function destroyFirst(mq: { close(cb?: () => void): unknown }, destroy: () => Promise<void>): void {
+  const closeEmitter = mq.close.bind(mq);
+  mq.close = (cb?: () => void) => {
+    void destroy().finally(() => closeEmitter(cb));
+    return mq;
+  };
+}
+
 export function clusterAdapters(c: BrokerCluster): ClusterAdapters {
   const channels = `${c.prefix}:mqtt:`;
   const mq = mqemitterRedis({ pubConn: prefixedChannels(c.url, channels), subConn: prefixedChannels(c.url, channels) });
@@ -79,15 +99,24 @@ export function clusterAdapters(c: BrokerCluster): ClusterAdapters {
   conn.on('error', () => undefined);
   const persistence = persistenceRedis({ conn });
   oneSubscribeAtATime(persistence as unknown as Subscriptions);
+  let destroyed: Promise<void> | null = null;
+  const destroy = (): Promise<void> =>
+    (destroyed ??= new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, DESTROY_TIMEOUT_MS);
+      timer.unref();
+      // the promise form: the callback form waits for a 'ready' event that aedes' async setup never emits
+      (persistence.destroy() as Promise<void> | undefined)?.catch(() => undefined).finally(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    }));
+  destroyFirst(mq as unknown as { close(cb?: () => void): unknown }, destroy);
   return {
     mq,
     persistence,
-    close: () =>
-      new Promise<void>((resolve) => {
-        persistence.destroy(() => {
-          conn.disconnect();
-          resolve();
-        });
-      }),
+    close: async () => {
+      await destroy();
+      conn.disconnect();
+    },
   };
 }

@@ -60,3 +60,29 @@ test('property: applying the parts in publish order gives the last part of each 
     fuzzParams(500),
   );
 });
+
+test('the car on two nodes (one died or is closing it): the newest claim wins, a claim being made first', () => {
+  const r = new PresenceReplica();
+  r.set('a', 'V', { ...p(true, false, 0, 0), claim: 7 });
+  r.set('b', 'V', { ...p(true, false, 0, 0), claim: 3 });
+  assert.equal(r.remote('V').carNode, 'a');
+  r.set('b', 'V', p(true, false, 0, 0)); // b's car logged in again, its claim not known yet
+  assert.equal(r.remote('V').carNode, 'b');
+  r.set('b', 'V', { ...p(true, false, 0, 0), claim: 9 });
+  assert.equal(r.remote('V').carNode, 'b');
+  assert.equal(r.set('b', 'V', { ...p(true, false, 0, 0), claim: 9 }), false, 'the same claim changes nothing');
+});
+
+test("a node's part read again replaces the copy: what is gone, what changed, what is new", () => {
+  const r = new PresenceReplica();
+  r.set('a', 'V', p(true, false, 0, 0));
+  r.set('a', 'W', p(false, false, 2, 0));
+  r.set('b', 'W', p(false, false, 1, 0));
+  const changed = r.replaceNode('a', new Map([['W', p(false, false, 2, 0)], ['X', p(false, false, 0, 1)]]));
+  assert.deepEqual(changed.sort(), ['V', 'X']);
+  assert.deepEqual(r.remote('V'), { carNode: null, v3Node: null, apps: 0, batches: 0, interested: [] });
+  assert.equal(r.remote('W').apps, 3);
+  assert.equal(r.remote('X').batches, 1);
+  assert.deepEqual(r.replaceNode('a', new Map()).sort(), ['W', 'X']);
+  assert.deepEqual(r.nodes(), ['b']);
+});

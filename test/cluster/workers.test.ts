@@ -47,6 +47,14 @@ test('--workers 2 serves and answers on the shared ports', { skip }, async (t) =
   const car = await connect('C');
   t.after(() => car.close());
   await car.next();
+  // the workers learn of the car within milliseconds; wait until each of ten requests in a row
+  // (spread over both workers) reports it, so that the apps' login replay has Z1 on either worker
+  for (let seen = 0; seen < 10; ) {
+    const res = await fetch(`http://127.0.0.1:${ports.http as number}/api/vehicles?username=demo&password=demopass`);
+    const [row] = (await res.json()) as { v_net_connected: number }[];
+    seen = row?.v_net_connected === 1 ? seen + 1 : 0;
+    if (seen === 0) await new Promise((r) => setTimeout(r, 20));
+  }
   const apps = [await connect('A'), await connect('A'), await connect('A')];
   t.after(() => Promise.all(apps.map((a) => a.close())));
   for (const app of apps) assert.deepEqual((await readUntil(app, 'T'))[0], m('Z', '1'));

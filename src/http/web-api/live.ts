@@ -5,6 +5,7 @@
  * reader loses nothing up to the socket buffer; beyond 1 MiB unsent, the stream is closed.
  */
 import { replayOrder } from '../../core/mp/car-message.js';
+import { isVtsError } from '../../errors.js';
 import type { LiveEvent } from '../../hub/hub.js';
 import { ownVehicle, type ApiRoute } from '../api-v2/call.js';
 import { notYours } from './session.js';
@@ -58,8 +59,10 @@ export const live: ApiRoute = {
         (s) => {
           if (!s) finish();
         },
-        // the sessions are out of reach for a moment (a cluster's Redis): the stream goes on
-        (err: unknown) => ctx.log.warn({ err }, 'live stream: session check failed'),
+        // the sessions are out of reach for a moment (a cluster's Redis): the stream goes on; the
+        // cluster has said once that Redis is lost, so not once more per stream and ping
+        (err: unknown) =>
+          isVtsError(err, 'VTS_ERR_CLUSTER') ? ctx.log.debug({ err }, 'live stream: session check failed') : ctx.log.warn({ err }, 'live stream: session check failed'),
       );
     }, pingMs);
     timer.unref();
