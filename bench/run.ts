@@ -4,8 +4,9 @@
  * `vts serve` child process (this process is the load generator).
  *
  *   npm run bench -- [--cars 50] [--apps 0] [--seconds 10] [--idle 10000] [--http-seconds 10] [--command-vehicles 100]
- *                    [--mqtt-vehicles 50] [--mqtt-samples 200] [--only ingest|http|command|mqtt|idle|cluster] [--database URL]
+ *                    [--mqtt-vehicles 50] [--mqtt-samples 200] [--only ingest|http|command|mqtt|push|idle|cluster] [--database URL]
  *                    [--redis redis://127.0.0.1:6379] [--cluster-samples 1000] [--http-load wrk|autocannon]
+ *                    [--push-subscriptions 1000] [--push-vehicles 100] [--push-alerts 5] [--push-rounds 3] [--push-delay 50]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -23,6 +24,7 @@ import { reportHttp, runHttp } from './http-status.js';
 import { reportCommandRoundTrip, runCommandRoundTrip } from './command-roundtrip.js';
 import { reportMqttBridge, runMqttBridge } from './mqtt-bridge.js';
 import { reportClusterBench, runClusterBench } from './cluster.js';
+import { reportPush, runPushBench } from './push.js';
 import { redisProblem } from './lib/bench-cluster.js';
 import { loadTool } from './lib/http-load.js';
 
@@ -41,6 +43,11 @@ const { values } = parseArgs({
     redis: { type: 'string', default: 'redis://127.0.0.1:6379' },
     'cluster-samples': { type: 'string', default: '1000' },
     'http-load': { type: 'string' },
+    'push-subscriptions': { type: 'string', default: '1000' },
+    'push-vehicles': { type: 'string', default: '100' },
+    'push-alerts': { type: 'string', default: '5' },
+    'push-rounds': { type: 'string', default: '3' },
+    'push-delay': { type: 'string', default: '50' },
   },
 });
 const CARS = Number(values.cars);
@@ -52,6 +59,11 @@ const COMMAND_VEHICLES = Number(values['command-vehicles']);
 const MQTT_VEHICLES = Number(values['mqtt-vehicles']);
 const MQTT_SAMPLES = Number(values['mqtt-samples']);
 const CLUSTER_SAMPLES = Number(values['cluster-samples']);
+const PUSH_SUBSCRIPTIONS = Number(values['push-subscriptions']);
+const PUSH_VEHICLES = Number(values['push-vehicles']);
+const PUSH_ALERTS = Number(values['push-alerts']);
+const PUSH_ROUNDS = Number(values['push-rounds']);
+const PUSH_DELAY = Number(values['push-delay']);
 const PASSWORD = 'BENCHPASS';
 const USER_PASSWORD = 'bench-password';
 const TOKEN = newApiToken();
@@ -59,7 +71,7 @@ const TOKEN = newApiToken();
 const ACCOUNT = { user: 'bench', password: USER_PASSWORD };
 const DATABASE = benchDatabase(values.database);
 
-async function provision(dataDir: string, count: number): Promise<string[]> {
+async function provision(dataDir: string, count: number): Promise<{ ids: string[]; ownerId: number }> {
   const store = await openStore(dataDir, { database: DATABASE.url });
   const owner = await store.addOwner(ACCOUNT.user, await hashPassword(ACCOUNT.password), '*');
   await store.addApiToken({
@@ -78,7 +90,7 @@ async function provision(dataDir: string, count: number): Promise<string[]> {
     ids.push(id);
   }
   await store.close();
-  return ids;
+  return { ids, ownerId: owner.id };
 }
 
 async function main(): Promise<void> {
@@ -92,10 +104,11 @@ async function main(): Promise<void> {
       COMMAND_VEHICLES,
       MQTT_VEHICLES,
       3, // the cluster benchmark's latency cars
-      wanted === 'ingest' || wanted === 'http' || wanted === 'command' || wanted === 'mqtt' || wanted === 'cluster' ? 1 : IDLE,
+      !wanted || wanted === 'push' ? PUSH_VEHICLES + CARS : 1, // push: the alert cars, then the ingest cars
+      wanted === 'ingest' || wanted === 'http' || wanted === 'command' || wanted === 'mqtt' || wanted === 'push' || wanted === 'cluster' ? 1 : IDLE,
     );
     process.stderr.write(`provisioning ${count} vehicles in ${DATABASE.url === undefined ? dataDir : 'PostgreSQL'}...\n`);
-    const ids = await provision(dataDir, count);
+    const { ids, ownerId } = await provision(dataDir, count);
 
     if (!wanted || wanted === 'ingest') {
       process.stderr.write(`MP ingest: ${CARS} cars${APPS > 0 ? ` (${APPS} with an app)` : ''} for ${SECONDS} s...\n`);
@@ -152,6 +165,25 @@ async function main(): Promise<void> {
       } finally {
         await server.stop();
       }
+    }
+    if (!wanted || wanted === 'push') {
+      process.stderr.write(
+        `Push: ${PUSH_SUBSCRIPTIONS} subscriptions on ${PUSH_VEHICLES} vehicles, ${PUSH_ROUNDS} bursts of ${PUSH_ALERTS} alerts per car, endpoints answering after ${PUSH_DELAY} ms, ${CARS} ingest cars...\n`,
+      );
+      const r = await runPushBench({
+        dataDir,
+        database: DATABASE.url,
+        databaseArgs: DATABASE.args,
+        ownerId,
+        alertIds: ids.slice(0, PUSH_VEHICLES),
+        ingestIds: ids.slice(PUSH_VEHICLES, PUSH_VEHICLES + CARS),
+        carPassword: PASSWORD,
+        subscriptions: PUSH_SUBSCRIPTIONS,
+        alertsPerCar: PUSH_ALERTS,
+        rounds: PUSH_ROUNDS,
+        delayMs: PUSH_DELAY,
+      });
+      reports.push(reportPush(r));
     }
     if (!wanted || wanted === 'idle') {
       process.stderr.write(`MP idle: ${IDLE} connections...\n`);

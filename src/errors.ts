@@ -33,6 +33,8 @@ export const ERRORS = {
   VTS_ERR_LOGIN_THROTTLED: 'too many failed logins',
   VTS_ERR_CHECKS_BUSY: 'too many password checks are waiting',
   VTS_ERR_CLUSTER: 'the cluster engine (Redis) cannot be used',
+  VTS_ERR_PUSH_CONFIG: 'a push provider cannot be used with its settings',
+  VTS_ERR_NOT_FOUND: 'no such thing',
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -3,6 +3,7 @@
  * the housekeeping timers, and shuts everything down in order.
  */
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { createSecureContext } from 'node:tls';
 import type { Logger } from 'pino';
 import { loginLimits, type LoginLimits } from './core/login-throttle.js';
@@ -32,6 +33,7 @@ import { startMpListener, type MpListener } from './mp/listener.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/store.js';
 import { SERVER_VERSION } from './version.js';
+import { PushService, type PushConfig } from './push/push-service.js';
 
 export interface ServerConfig {
   dataDir: string;
@@ -92,6 +94,8 @@ export interface ServerConfig {
   trustProxy?: string[];
   /** Membership of a cluster (`--cluster`); none: a single node, no Redis. */
   cluster?: ClusterConfig;
+  /** Push notifications: the providers' settings, the rate limit, retries (src/push/). */
+  push?: PushConfig;
 }
 
 export type { MqttConfig } from './mqtt/start.js';
@@ -124,6 +128,8 @@ export interface RunningServer {
   readonly broker: EmbeddedBroker | null;
   /** The MQTT bridge that runs now, when there is a broker (an external broker in a cluster: on one node). */
   readonly bridge: MqttBridge | null;
+  /** Delivers push notifications from the store's outbox. */
+  readonly push: PushService;
   /**
    * Answers pending commands (503, shutting down), stops accepting, closes connections, flushes
    * and closes the store.
@@ -167,6 +173,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     onCreated: (file) => log.info({ file }, 'created a new database'),
   });
   const listeners = listenerSpecs(config, tls !== undefined);
+  const push = new PushService(store, config.push ?? {}, log, config.cluster?.nodeId ?? hostname(), () => Math.floor(Date.now() / 1000));
   const hubOptions: HubOptions = {
     serverVersion: SERVER_VERSION,
     messageHistorySeconds: config.messageHistory ?? 86400,
@@ -174,6 +181,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     utilisationDays: config.utilisationDays ?? 90,
     commands: config.commands,
     commandLink: config.commandLink,
+    notifier: push,
   };
   const parts = clusterParts(config.cluster, log);
   const hub = new Hub(store, log, hubOptions, parts.cluster);
@@ -280,6 +288,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     throw err;
   }
 
+  await push.start();
   const flushTraffic = async (): Promise<void> => {
     const now = hub.seconds();
     for (const peer of hub.peers()) hub.traffic.collect(peer, now);
@@ -300,6 +309,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
         await new Promise((r) => setImmediate(r));
       }
       await store.purgeUtilisation(startOfUtcDay(now) - (hubOptions.utilisationDays - 1) * 86400);
+      await push.housekeeping(now, hubOptions.notificationHistorySeconds);
       guard.sweep();
       httpCtx.rateLimiter.tick(now);
     } catch (err) {
@@ -341,6 +351,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     get bridge() {
       return mqtt.bridge();
     },
+    push,
     close() {
       closing ??= (async () => {
         clearInterval(timer);
@@ -350,7 +361,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
         await commands.shutdown();
         await new Promise((r) => setImmediate(r)); // the answers are written before the listeners close
         await mqtt.close();
-        await Promise.all([mp.close(), http.close()]);
+        await Promise.all([mp.close(), http.close(), push.stop()]);
         // what this node held leaves the cluster at once (not when its lease runs out)
         stopSharing();
         await parts.cluster.stop();

@@ -23,7 +23,12 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
-export async function startServerProcess(dataDir: string, extraArgs: string[] = []): Promise<ServerProcess> {
+export interface ServerProcessOptions {
+  /** Variables added to the child's environment (e.g. NODE_EXTRA_CA_CERTS for a local TLS endpoint). */
+  env?: Record<string, string>;
+}
+
+export async function startServerProcess(dataDir: string, extraArgs: string[] = [], options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const child = spawn(
     process.execPath,
     [
@@ -52,7 +57,7 @@ export async function startServerProcess(dataDir: string, extraArgs: string[] = 
       '0',
       ...extraArgs,
     ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    { stdio: ['ignore', 'pipe', 'inherit'], ...(options.env ? { env: { ...process.env, ...options.env } } : {}) },
   );
   const lines = createInterface({ input: child.stdout! });
   const ports = await new Promise<{ mp: number; http: number; mqtt: number | null }>((resolve, reject) => {

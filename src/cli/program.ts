@@ -3,6 +3,8 @@ import { Command, CommanderError } from 'commander';
 import { isVtsError } from '../errors.js';
 import { registerExec } from './exec.js';
 import { registerModule } from './module.js';
+import { registerNotify } from './notify.js';
+import { registerPush } from './push.js';
 import { registerServe } from './serve.js';
 import { registerUser } from './user.js';
 import { registerVehicle } from './vehicle.js';
@@ -37,6 +39,8 @@ export function buildProgram(): Command {
   registerVehicle(program);
   registerModule(program);
   registerExec(program);
+  registerNotify(program);
+  registerPush(program);
   addHelpHints(program);
   return program;
 }

@@ -7,6 +7,7 @@ import { isTopicLevel } from '../core/mqtt/topics.js';
 import type { EventMode } from '../mqtt/bridged-vehicle.js';
 import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL } from '../http/web.js';
 import { addStoreOptions } from './shared-options.js';
+import { addPushDeliveryOptions, addPushProviderOptions, pushConfig, type PushDeliveryOptions } from './push-options.js';
 import { createLogger } from '../log.js';
 import { DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from '../connection-cap.js';
 import { reportFdLimit } from '../fd-limit.js';
@@ -16,7 +17,7 @@ import { VtsError } from '../errors.js';
 import { parseTrustedProxies } from '../trusted-proxies.js';
 import { isPrimary, isWorker, nodeName, parseNodeId, parseWorkers, reportListening, runWorkers, workerCount } from './workers.js';
 
-interface ServeOptions {
+interface ServeOptions extends PushDeliveryOptions {
   dataDir: string;
   database?: string;
   bind?: string;
@@ -240,6 +241,8 @@ export function registerServe(program: Command): void {
   addConfigOption(cmd, '--workers <n>', 'with --cluster: run n worker nodes on this machine sharing the ports (auto = one per CPU)', {
     parse: parseWorkers,
   });
+  addPushProviderOptions(cmd);
+  addPushDeliveryOptions(cmd);
   cmd.action(async () => {
     const o = resolveOptions<ServeOptions>(cmd);
     const workers = workerCount(o.workers);
@@ -285,6 +288,7 @@ export function registerServe(program: Command): void {
       commandLink: o.commandLink,
       web: { tileUrl: o.mapTiles, tileAttribution: o.mapAttribution },
       trustProxy: o.trustProxy,
+      push: pushConfig(o),
       cluster: o.cluster ? { url: o.cluster, nodeId: nodeName(o.nodeId), prefix: o.clusterPrefix } : undefined,
       mqtt: {
         port: portOrNull(o.mqttPort),

@@ -313,7 +313,13 @@ export class Hub implements HubPort {
         if (link.supersededClaims.includes(claim)) this.inbox.carTaken(vehicle.id, claim);
         link.supersededClaims = [];
       },
-      (err: unknown) => this.log.warn({ err, vehicle: vehicle.id }, 'cluster: claiming the car failed'),
+      (err: unknown) => {
+        this.log.warn({ err, vehicle: vehicle.id }, 'cluster: claiming the car failed');
+        // as a claim made while Redis is away: the cluster claims it again when it can
+        if (link.car !== peer) return;
+        link.carClaim = 0;
+        link.supersededClaims = [];
+      },
     );
   }
 

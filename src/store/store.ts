@@ -20,6 +20,7 @@
  */
 import type { ClientType } from '../core/mp/welcome.js';
 import type { HistoricalTypeSummary } from '../core/mp/server-commands.js';
+import type { PushStore } from './push-store.js';
 
 export interface Owner {
   id: number;
@@ -160,7 +161,7 @@ export interface Store {
   /** @returns false when there is no such user */
   setOwnerRights(name: string, rights: string): Promise<boolean>;
   /**
-   * Removes the user with its tokens and push subscriptions.
+   * Removes the user with its tokens, push subscriptions and notification targets.
    * @throws VtsError VTS_ERR_USER_HAS_VEHICLES while vehicles belong to it
    * @returns false when there is no such user
    */
@@ -172,7 +173,7 @@ export interface Store {
   getVehicle(id: string): Promise<Vehicle | undefined>;
   /** Ordered by vehicle id. */
   listVehicles(ownerId?: number): Promise<Vehicle[]>;
-  /** Removes the vehicle and all its data (messages, history, utilisation, subscriptions). */
+  /** Removes the vehicle and all its data (messages, history, utilisation, subscriptions, notifications). */
   removeVehicle(id: string): Promise<boolean>;
   /**
    * Records a new paranoid token: stored paranoid messages with another token become invalid.
@@ -223,8 +224,23 @@ export interface Store {
   touchApiToken(ownerId: number, tokenHash: string, time: number): void;
 
   // --- push subscriptions ---
+  /**
+   * Upserts by (owner, vehicle, app id). A new key (a resubscribed token) forgets the last
+   * delivery result, which was about the old one.
+   * @throws VtsError VTS_ERR_UNKNOWN_USER, VTS_ERR_UNKNOWN_VEHICLE
+   */
   upsertPushSubscription(s: PushSubscription): Promise<void>;
+  /** Ordered by app id. */
   listPushSubscriptions(ownerId: number, vehicleId: string): Promise<PushSubscription[]>;
+
+  // --- push notifications ---
+  /**
+   * The push outbox (src/store/push-store.ts): notifications, their deliveries and attempts, the
+   * per-vehicle rate limit, the users' own targets and the subscriptions as their owner sees them.
+   * Direct, durable writes; shared by every process on the database (claims with a lease). Its
+   * calls reject with VTS_ERR_STORE_CLOSED once the store is closed.
+   */
+  readonly push: PushStore;
 
   // --- auto-provisioning ---
   getAutoProvision(key: string): Promise<AutoProvisionRecord | undefined>;

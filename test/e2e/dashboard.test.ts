@@ -6,68 +6,19 @@
  * errors as sentences, buttons disabled while the car is offline), the history (trips from an
  * odometer that went back, a time axis that fits the data), "not found" for an unknown and a
  * foreign vehicle, a token created and revoked. Screenshots go to test-artifacts/e2e/ (git-ignored).
+ * The set-up is in helpers.ts (shared with dashboard-push.test.ts).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { Writable } from 'node:stream';
-import { chromium as playwright, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { hashPassword } from '../../src/auth/password.js';
-import { createLogger } from '../../src/log.js';
-import { EmulatedModule } from '../../src/module/module.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
-import { CHROMIUM_PATH, chromium, needs, requireServices } from '../support/services.js';
-
-const MAIN = new URL('../../src/cli/main.ts', import.meta.url).pathname;
-const ARTIFACTS = new URL('../../test-artifacts/e2e/', import.meta.url).pathname;
-const WEB_BUILD = new URL('../../dist/web/index.html', import.meta.url).pathname;
-const quiet = createLogger('silent', new Writable({ write: (_c, _e, cb) => cb() }));
-
-const DESKTOP = { width: 1366, height: 900 };
-const WIDE = { width: 1920, height: 1080 };
-const PHONE = { width: 390, height: 844 };
-
-interface Served {
-  child: ChildProcess;
-  http: number;
-  mp: number;
-}
-
-async function serve(dataDir: string): Promise<Served> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', MAIN, 'serve', '--bind', '127.0.0.1', '--data-dir', dataDir, '--mp-port', '0', '--http-port', '0', '--mqtt-port', 'off', '--rate-limit-burst', '0', '--log-level', 'warn'],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`vts serve exited with ${code}`)));
-  });
-  const ports = JSON.parse(line) as { http: number; mp: number };
-  return { child, http: ports.http, mp: ports.mp };
-}
-
-function emulator(port: number, seed: number): EmulatedModule {
-  return new EmulatedModule({
-    id: 'DEMO1',
-    seed,
-    carPassword: 'NETPASS',
-    adminPassword: 'admin',
-    server: { host: '127.0.0.1', port },
-    intervals: { connected: 1, idle: 1 },
-    log: quiet,
-  });
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
-}
+import { chromium, needs, requireServices } from '../support/services.js';
+import { ARTIFACTS, DESKTOP, emulator, launchBrowser, PHONE, serve, shot, stopServer, WEB_BUILD, WIDE } from './helpers.js';
 
 const LONG_NOTE = 'Charging stopped: the charge port was unlocked while charging at the public station, please check the cable';
 
@@ -127,15 +78,11 @@ test('dashboard: live, console, history and not-found pages at desktop and phone
   const server = await serve(dataDir);
   let mod = emulator(server.mp, 11);
   await mod.start();
-  const browser: Browser = await playwright.launch({
-    executablePath: CHROMIUM_PATH,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser: Browser = await launchBrowser();
   t.after(async () => {
     await browser.close();
     await mod.stop();
-    server.child.kill('SIGTERM');
-    await new Promise<void>((r) => server.child.once('exit', () => r()));
+    await stopServer(server);
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -262,7 +209,7 @@ test('dashboard: live, console, history and not-found pages at desktop and phone
 
   // --- an unknown and a foreign vehicle: "not found", on every tab, and nothing polled ---
   for (const id of ['NOPE', 'OTHER1']) {
-    for (const tab of ['', '/history', '/console']) {
+    for (const tab of ['', '/history', '/console', '/notifications']) {
       await page.goto(`${base}/#/vehicle/${id}${tab}`);
       await page.getByTestId('vehicle-not-found').waitFor();
       assert.equal(await page.getByTestId('live-soc').count(), 0);

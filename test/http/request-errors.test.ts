@@ -35,6 +35,7 @@ const JSON_CALLS = new Set([
   'PUT:homelink',
   'POST:session',
   'POST:password',
+  'POST:push',
 ]);
 
 /** Every POST and PUT a client can make: the route list, `/api/*` as every call of the API. */

@@ -9,8 +9,12 @@ import type {
   HistoricalRow,
   HistoryBody,
   NewToken,
+  NotificationEntry,
+  NotifyTargetRow,
   OverviewRow,
+  PushSubscriptionRow,
   SessionInfo,
+  TargetKind,
   TokenRow,
   V2Body,
   WebConfig,
@@ -235,6 +239,33 @@ export async function revokeToken(hash: string): Promise<void> {
 
 export async function changePassword(current: string, next: string): Promise<void> {
   await call<unknown>('/api/password', { method: 'POST', json: { current, new: next } });
+}
+
+// --- push notifications ---
+
+/** The apps' subscriptions of every vehicle of the user, or of one. */
+export function pushSubscriptions(vehicleId?: string): Promise<PushSubscriptionRow[]> {
+  return call(vehicleId === undefined ? '/api/push/subscriptions' : `/api/push/subscriptions/${enc(vehicleId)}`);
+}
+
+export async function deletePushSubscription(vehicleId: string, appId: string): Promise<void> {
+  await call<unknown>(`/api/push/subscriptions/${enc(vehicleId)}/${enc(appId)}`, { method: 'DELETE' });
+}
+
+export const notifyTargets = (): Promise<NotifyTargetRow[]> => call('/api/push/targets');
+
+/** Adds a webhook or ntfy target; `secret` ('' none) signs a webhook's requests. */
+export function addNotifyTarget(kind: TargetKind, url: string, secret: string): Promise<NotifyTargetRow> {
+  return call('/api/push/targets', { method: 'POST', json: secret === '' ? { kind, url } : { kind, url, secret } });
+}
+
+export async function removeNotifyTarget(id: number): Promise<void> {
+  await call<unknown>(`/api/push/targets/${id}`, { method: 'DELETE' });
+}
+
+/** The vehicle's newest notifications with their deliveries and attempts, newest first. */
+export function notificationHistory(vehicleId: string, limit = 50): Promise<NotificationEntry[]> {
+  return call(`/api/notifications/${enc(vehicleId)}?limit=${limit}`);
 }
 
 // --- the dashboard's own configuration ---

@@ -54,6 +54,8 @@ const CODE_TEXT: Readonly<Record<string, (status: number, detail: string) => str
   VTS_ERR_LISTEN: () => 'A listener of the server could not start.',
   VTS_ERR_TLS: () => 'The server’s TLS certificate or key could not be loaded.',
   VTS_ERR_MQTT: () => 'The MQTT broker failed.',
+  VTS_ERR_PUSH_CONFIG: () => 'A push provider of the server is not set up right.',
+  VTS_ERR_NOT_FOUND: (_s, d) => withDetail('Not found', d),
   // the dashboard's own
   NETWORK: () => 'The server cannot be reached. Check the connection and try again.',
 };

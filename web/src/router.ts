@@ -1,9 +1,9 @@
 /**
  * Hash routing (the server needs no fallback route): `#/login`, `#/` (vehicles),
- * `#/vehicle/<ID>[/history|/console]`, `#/account`.
+ * `#/vehicle/<ID>[/history|/console|/notifications]`, `#/account`.
  */
 
-export type VehicleTab = 'live' | 'history' | 'console';
+export type VehicleTab = 'live' | 'history' | 'console' | 'notifications';
 
 export type Route =
   | { name: 'login' }
@@ -35,7 +35,7 @@ export function parseRoute(hash: string): Route {
   if (segs.length === 1 && first === 'account') return { name: 'account' };
   if (first === 'vehicle' && second && segs.length <= 3) {
     if (third === undefined || third === 'live') return { name: 'vehicle', id: second, tab: 'live' };
-    if (third === 'history' || third === 'console') return { name: 'vehicle', id: second, tab: third };
+    if (third === 'history' || third === 'console' || third === 'notifications') return { name: 'vehicle', id: second, tab: third };
   }
   return { name: 'notfound', path };
 }

@@ -134,3 +134,72 @@ export interface LiveNotification {
   text: string;
   time: number | string;
 }
+
+/** The channels a notification is delivered by (src/core/push/channels.ts). */
+export type PushChannel = 'apns' | 'fcm' | 'expo' | 'mail' | 'webhook' | 'ntfy';
+
+/** The kinds of a user's own notification targets. */
+export type TargetKind = 'webhook' | 'ntfy';
+
+/** An app's `p` subscription (`GET /api/push/subscriptions`). */
+export interface PushSubscriptionRow {
+  vehicleId: string;
+  appId: string;
+  /** as the app sent it: `apns`, `gcm`, `fcm`, `expo`, `mail` */
+  pushType: string;
+  /** null: no channel delivers this push type (unknown type, a mail key without `@`…) */
+  channel: PushChannel | null;
+  keyType: string;
+  /** the device token's first characters, or the mail address */
+  key: string;
+  lastUpdated: number;
+  /** the last attempt's outcome ('' never tried) */
+  lastResult: string;
+  lastTime: number | null;
+}
+
+/** A user's webhook or ntfy target (`GET /api/push/targets`). */
+export interface NotifyTargetRow {
+  id: number;
+  kind: TargetKind;
+  /** with a user and password in it replaced by `***` */
+  url: string;
+  /** a webhook with an HMAC secret */
+  signed: boolean;
+  created: number;
+  lastResult: string;
+  lastTime: number | null;
+}
+
+export type DeliveryState = 'pending' | 'receipt' | 'delivered' | 'failed' | 'skipped' | 'removed';
+
+export interface DeliveryAttempt {
+  time: number;
+  /** the state the attempt left the delivery in */
+  state: DeliveryState;
+  detail: string;
+}
+
+export interface NotificationDelivery {
+  id: number;
+  channel: PushChannel;
+  /** the subscription's app id ('' for a user target) */
+  appId: string;
+  /** the user target's id (0 for a subscription) */
+  targetId: number;
+  state: DeliveryState;
+  /** oldest first */
+  attempts: DeliveryAttempt[];
+}
+
+/** A notification with its deliveries (`GET /api/notifications/<id>`). */
+export interface NotificationEntry {
+  id: number;
+  vehicleId: string;
+  alertType: string;
+  text: string;
+  time: number;
+  /** over the vehicle's rate limit: recorded, not delivered */
+  limited: boolean;
+  deliveries: NotificationDelivery[];
+}

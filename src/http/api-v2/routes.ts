@@ -23,6 +23,7 @@ import { history } from '../web-api/history.js';
 import { live } from '../web-api/live.js';
 import { overview } from '../web-api/overview.js';
 import { changePassword } from '../web-api/password.js';
+import { addTarget, notifications, readPush, removePush } from '../web-api/push.js';
 import { signIn, signOut, whoAmI } from '../web-api/session.js';
 
 export const API_ROUTES: ReadonlyMap<string, ApiRoute> = new Map<string, ApiRoute>([
@@ -65,6 +66,10 @@ export const API_ROUTES: ReadonlyMap<string, ApiRoute> = new Map<string, ApiRout
   ['GET:overview', overview],
   ['GET:live', live],
   ['GET:history', history],
+  ['GET:push', readPush],
+  ['POST:push', addTarget],
+  ['DELETE:push', removePush],
+  ['GET:notifications', notifications],
 ]);
 
 /**
@@ -78,6 +83,7 @@ const JSON_ERROR_ROUTES: ReadonlySet<ApiRoute> = new Set<ApiRoute>([
   ...[actions.chargeStart, actions.chargeStop, actions.lock, actions.unlock, actions.valetOn, actions.valetOff],
   ...[actions.listFeatures, actions.setFeature, actions.listParameters, actions.setParameter, actions.reset, actions.homelink],
   ...[signIn, whoAmI, signOut, changePassword, overview, live, history],
+  ...[readPush, addTarget, removePush, notifications],
 ]);
 
 /** How the `/api` call of `method` and `url` answers an error (src/http/reply.ts `sendError`). */

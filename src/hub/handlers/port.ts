@@ -10,6 +10,7 @@ import type { VehicleOutput } from '../cluster.js';
 import type { GroupRegistry } from '../groups.js';
 import type { Peer } from '../peer.js';
 import type { VehicleLink } from '../vehicle-link.js';
+import type { Notifier } from '../notifier.js';
 
 export interface HubOptions {
   /** Sent to apps as `f<version>` after every `F`. */
@@ -26,6 +27,8 @@ export interface HubOptions {
   commands?: Partial<CommandServiceOptions>;
   /** Which link carries commands when a vehicle is on both (default `v2`). */
   commandLink?: 'v2' | 'mqtt';
+  /** Who delivers push notifications (src/push/; default: nobody). */
+  notifier?: Notifier;
 }
 
 /** What live watchers of a vehicle hear (docs/web-api.md "Live updates"). */

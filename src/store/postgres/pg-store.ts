@@ -23,7 +23,6 @@ import {
   toCommandAudit,
   toHistorical,
   toOwner,
-  toPushSubscription,
   toSummary,
   toUtilisation,
   toVehicle,
@@ -33,7 +32,6 @@ import {
   type CommandAuditRow,
   type HistoricalRow,
   type OwnerRow,
-  type PushRow,
   type SummaryRow,
   type UtilisationDbRow,
   type VehicleRow,
@@ -59,6 +57,7 @@ import { BufferedStore } from '../buffered-store.js';
 import type { WriteBatch } from '../write-batch.js';
 import { commitBatch } from './pg-batch.js';
 import { describePgError, pgRetryable, type PgTarget } from './pg-errors.js';
+import { PgPushStore } from './pg-push.js';
 
 const RESOLVED: Promise<void> = Promise.resolve();
 
@@ -77,6 +76,8 @@ export class PgStore extends BufferedStore implements Store {
   /** The tail of the direct writes (never rejects), and how many are asked and not done. */
   private writes: Promise<void> = RESOLVED;
   private writing = 0;
+  /** The push outbox, and the push_subscriptions statements (src/store/postgres/pg-push.ts). */
+  readonly push: PgPushStore;
 
   /** Takes over a pool whose schema is migrated (openPgStore in src/store/postgres/pg-open.ts). */
   constructor(
@@ -85,6 +86,12 @@ export class PgStore extends BufferedStore implements Store {
     opts: StoreOptions = {},
   ) {
     super(opts, pgRetryable);
+    this.push = new PgPushStore({
+      open: () => this.open(),
+      read: (sql, values) => this.read(sql, values),
+      change: (sql, values) => this.change(sql, values),
+      transaction: (fn) => this.transaction(fn),
+    });
   }
 
   protected commitBatch(batch: WriteBatch): Promise<void> {
@@ -369,32 +376,12 @@ export class PgStore extends BufferedStore implements Store {
 
   // --- push subscriptions ---
 
-  async upsertPushSubscription(p: PushSubscription): Promise<void> {
-    const vid = p.vehicleId.toUpperCase();
-    try {
-      await this.changed(
-        `INSERT INTO push_subscriptions
-           (owner_id, vehicle_id, app_id, push_type, push_key_type, push_key_value, last_updated, active)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-         ON CONFLICT (owner_id, vehicle_id, app_id) DO UPDATE SET push_type = excluded.push_type,
-           push_key_type = excluded.push_key_type, push_key_value = excluded.push_key_value,
-           last_updated = excluded.last_updated, active = excluded.active`,
-        [p.ownerId, vid, p.appId, p.pushType, p.pushKeyType, p.pushKeyValue, p.lastUpdated, p.active],
-      );
-    } catch (err) {
-      if (!isForeignKeyViolation(err)) throw err;
-      if (!(await this.getOwnerById(p.ownerId))) throw new VtsError('VTS_ERR_UNKNOWN_USER', `owner id ${p.ownerId}`);
-      throw new VtsError('VTS_ERR_UNKNOWN_VEHICLE', vid);
-    }
+  upsertPushSubscription(p: PushSubscription): Promise<void> {
+    return this.push.upsertSubscription(p);
   }
 
-  async listPushSubscriptions(ownerId: number, vehicleId: string): Promise<PushSubscription[]> {
-    const rows = await this.read<PushRow>(
-      `SELECT owner_id, vehicle_id, app_id, push_type, push_key_type, push_key_value, last_updated, active::int AS active
-       FROM push_subscriptions WHERE owner_id = $1 AND vehicle_id = $2 ORDER BY app_id`,
-      [ownerId, vehicleId.toUpperCase()],
-    );
-    return rows.map(toPushSubscription);
+  listPushSubscriptions(ownerId: number, vehicleId: string): Promise<PushSubscription[]> {
+    return this.push.subscriptionsOf(ownerId, vehicleId);
   }
 
   // --- auto-provisioning ---

@@ -151,6 +151,85 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX command_audit_vehicle ON command_audit (vehicle_id, id);
     `,
   },
+  {
+    description: 'push outbox',
+    sql: `
+      -- The last delivery result of a subscription (the detail of its last attempt; '' never
+      -- tried), for the owner's list of subscriptions.
+      ALTER TABLE push_subscriptions ADD COLUMN last_result TEXT NOT NULL DEFAULT '';
+      ALTER TABLE push_subscriptions ADD COLUMN last_time INTEGER;
+
+      -- A user's own delivery targets (webhook, ntfy), for all the user's vehicles.
+      CREATE TABLE notify_targets (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        owner_id    INTEGER NOT NULL REFERENCES owners (id) ON DELETE CASCADE,
+        kind        TEXT    NOT NULL CHECK (kind IN ('webhook', 'ntfy')),
+        url         TEXT    NOT NULL,
+        secret      TEXT    NOT NULL DEFAULT '',
+        created     INTEGER NOT NULL,
+        last_result TEXT    NOT NULL DEFAULT '',
+        last_time   INTEGER
+      );
+      CREATE INDEX notify_targets_owner ON notify_targets (owner_id);
+
+      -- The push outbox (src/store/push-store.ts): every notification of a vehicle, limited
+      -- (over the vehicle's rate limit: no deliveries) or not.
+      CREATE TABLE push_notifications (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        owner_id   INTEGER NOT NULL REFERENCES owners (id) ON DELETE CASCADE,
+        vehicle_id TEXT    NOT NULL REFERENCES vehicles (id) ON DELETE CASCADE,
+        alert_type TEXT    NOT NULL,
+        text       TEXT    NOT NULL,
+        time       INTEGER NOT NULL,
+        limited    INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE INDEX push_notifications_owner ON push_notifications (owner_id, id);
+      CREATE INDEX push_notifications_vehicle ON push_notifications (vehicle_id, id);
+      CREATE INDEX push_notifications_time ON push_notifications (time);
+
+      -- One per subscription (owner and vehicle of the notification, app_id; target_id 0) or
+      -- user target (target_id; app_id '') that should receive the notification. No foreign key
+      -- to them: the history outlives them. A node holds a delivery it works on until
+      -- claimed_until (claimed_by NULL, claimed_until 0: nobody); address: where the last claim
+      -- sent it.
+      CREATE TABLE push_deliveries (
+        id              INTEGER PRIMARY KEY AUTOINCREMENT,
+        notification_id INTEGER NOT NULL REFERENCES push_notifications (id) ON DELETE CASCADE,
+        channel         TEXT    NOT NULL,
+        app_id          TEXT    NOT NULL DEFAULT '',
+        target_id       INTEGER NOT NULL DEFAULT 0,
+        state           TEXT    NOT NULL
+          CHECK (state IN ('pending', 'receipt', 'delivered', 'failed', 'skipped', 'removed')),
+        attempts        INTEGER NOT NULL DEFAULT 0,
+        next_at         INTEGER NOT NULL,
+        claimed_by      TEXT,
+        claimed_until   INTEGER NOT NULL DEFAULT 0,
+        address         TEXT    NOT NULL DEFAULT '',
+        receipt         TEXT    NOT NULL DEFAULT ''
+      );
+      -- the claim: open deliveries of a channel in the order they are due (a partial index, as the
+      -- claim filters on two states: an index on state would not give that order)
+      CREATE INDEX push_deliveries_due ON push_deliveries (channel, next_at, id) WHERE state IN ('pending', 'receipt');
+      CREATE INDEX push_deliveries_notification ON push_deliveries (notification_id, id);
+      CREATE INDEX push_deliveries_claimed ON push_deliveries (claimed_by) WHERE claimed_by IS NOT NULL;
+
+      CREATE TABLE push_attempts (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        delivery_id INTEGER NOT NULL REFERENCES push_deliveries (id) ON DELETE CASCADE,
+        time        INTEGER NOT NULL,
+        state       TEXT    NOT NULL,
+        detail      TEXT    NOT NULL
+      );
+      CREATE INDEX push_attempts_delivery ON push_attempts (delivery_id, id);
+
+      -- The per-vehicle rate limit's token bucket: its level (tokens) as of the time at.
+      CREATE TABLE push_buckets (
+        vehicle_id TEXT    NOT NULL PRIMARY KEY REFERENCES vehicles (id) ON DELETE CASCADE,
+        tokens     REAL    NOT NULL,
+        at         INTEGER NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

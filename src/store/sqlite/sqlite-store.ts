@@ -42,7 +42,6 @@ import {
   toCommandAudit,
   toHistorical,
   toOwner,
-  toPushSubscription,
   toSummary,
   toUtilisation,
   toVehicle,
@@ -52,7 +51,6 @@ import {
   type CommandAuditRow,
   type HistoricalRow,
   type OwnerRow,
-  type PushRow,
   type SummaryRow,
   type UtilisationDbRow,
   type VehicleRow,
@@ -61,6 +59,7 @@ import { BufferedStore } from '../buffered-store.js';
 import type { WriteBatch } from '../write-batch.js';
 import { ReadCache } from '../read-cache.js';
 import { migrate } from './migrations.js';
+import { SqlitePushStore } from './sqlite-push.js';
 
 const BUSY_TIMEOUT_MS = 5000;
 
@@ -193,20 +192,6 @@ function prepareStatements(db: Database.Database) {
       'UPDATE api_tokens SET last_used = max(coalesce(last_used, 0), ?) WHERE owner_id = ? AND token_hash = ?',
     ),
 
-    // push subscriptions
-    upsertPush: db.prepare<[number, string, string, string, string, string, number, number]>(
-      `INSERT INTO push_subscriptions
-         (owner_id, vehicle_id, app_id, push_type, push_key_type, push_key_value, last_updated, active)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (owner_id, vehicle_id, app_id) DO UPDATE SET push_type = excluded.push_type,
-         push_key_type = excluded.push_key_type, push_key_value = excluded.push_key_value,
-         last_updated = excluded.last_updated, active = excluded.active`,
-    ),
-    listPush: db.prepare<[number, string], PushRow>(
-      `SELECT owner_id, vehicle_id, app_id, push_type, push_key_type, push_key_value, last_updated, active
-       FROM push_subscriptions WHERE owner_id = ? AND vehicle_id = ? ORDER BY app_id`,
-    ),
-
     // auto-provisioning
     getAutoProvision: db.prepare<[string], AutoProvisionRow>(
       'SELECT key, server_token, server_digest, message, owner_id FROM autoprovision WHERE key = ?',
@@ -239,6 +224,8 @@ const tokenKey = (ownerId: number, tokenHash: string): string => `${ownerId}\0${
 export class SqliteStore extends BufferedStore implements Store {
   private readonly db: Database.Database;
   private readonly stmt: Statements;
+  /** The push outbox, and the push_subscriptions statements (src/store/sqlite/sqlite-push.ts). */
+  readonly push: SqlitePushStore;
   private readonly commitTransaction: (batch: WriteBatch) => void;
   private readonly vehicleRows = new ReadCache<VehicleRow>();
   private readonly messageRows = new ReadCache<readonly CarMessageRow[]>();
@@ -265,6 +252,7 @@ export class SqliteStore extends BufferedStore implements Store {
     }
     this.db = db;
     this.stmt = prepareStatements(db);
+    this.push = new SqlitePushStore(db, () => this.open());
     const s = this.stmt;
 
     this.commitTransaction = db.transaction((batch: WriteBatch) => {
@@ -581,28 +569,12 @@ export class SqliteStore extends BufferedStore implements Store {
 
   async upsertPushSubscription(p: PushSubscription): Promise<void> {
     this.open();
-    const vid = p.vehicleId.toUpperCase();
-    try {
-      this.stmt.upsertPush.run(
-        p.ownerId,
-        vid,
-        p.appId,
-        p.pushType,
-        p.pushKeyType,
-        p.pushKeyValue,
-        p.lastUpdated,
-        p.active ? 1 : 0,
-      );
-    } catch (err) {
-      if (!isForeignKeyViolation(err)) throw err;
-      if (!this.stmt.ownerById.get(p.ownerId)) throw new VtsError('VTS_ERR_UNKNOWN_USER', `owner id ${p.ownerId}`);
-      throw new VtsError('VTS_ERR_UNKNOWN_VEHICLE', vid);
-    }
+    this.push.upsertSubscription(p);
   }
 
   async listPushSubscriptions(ownerId: number, vehicleId: string): Promise<PushSubscription[]> {
     this.open();
-    return this.stmt.listPush.all(ownerId, vehicleId.toUpperCase()).map(toPushSubscription);
+    return this.push.subscriptionsOf(ownerId, vehicleId);
   }
 
   // --- auto-provisioning ---

@@ -1,9 +1,10 @@
-/** Account: API tokens (list, create — shown once —, revoke) and the password. */
+/** Account: API tokens (list, create — shown once —, revoke), push notifications (push-section.ts) and the password. */
 import { ApiError, changePassword, createToken, currentUser, revokeToken, tokens } from '../api';
 import { field, h, on, replace, setText } from '../dom';
 import { utcText } from '../format';
 import type { Page } from '../router';
 import type { TokenRow } from '../types';
+import { pushSection } from './push-section';
 // the server's rule for account passwords (also `vts user add|passwd` and POST /api/password)
 import { MIN_PASSWORD_LENGTH as MIN_PASSWORD } from '../../../src/core/auth/password-rule';
 
@@ -265,6 +266,21 @@ function passwordSection(): HTMLElement {
 
 export function accountPage(): Page {
   const tokenPart = tokensSection();
-  const el = h('section', { class: 'page account' }, h('div', { class: 'page-head' }, h('h1', {}, 'Account')), tokenPart.el, passwordSection());
-  return { el, title: 'Account', destroy: tokenPart.destroy };
+  const pushPart = pushSection();
+  const el = h(
+    'section',
+    { class: 'page account' },
+    h('div', { class: 'page-head' }, h('h1', {}, 'Account')),
+    tokenPart.el,
+    pushPart.el,
+    passwordSection(),
+  );
+  return {
+    el,
+    title: 'Account',
+    destroy: () => {
+      tokenPart.destroy();
+      pushPart.destroy();
+    },
+  };
 }

@@ -1,10 +1,11 @@
 /**
- * One vehicle: a header with its connection badge and the tabs Live, History and Console. The page
- * first makes sure the vehicle is one of the user's (`GET /api/overview`): an unknown vehicle, or
- * another owner's, shows "not found" and calls nothing more (no stream, no 403s polled). Then the
- * live stream is opened for the whole page (it feeds the badge, the Live tab and the Console's
- * buttons); each tab is built the first time it is shown and kept while the page is open. A call
- * refused later (the vehicle deleted or given away meanwhile) checks again.
+ * One vehicle: a header with its connection badge and the tabs Live, History, Console and
+ * Notifications (what was pushed, and how each delivery went). The page first makes sure the
+ * vehicle is one of the user's (`GET /api/overview`): an unknown vehicle, or another owner's, shows
+ * "not found" and calls nothing more (no stream, no 403s polled). Then the live stream is opened
+ * for the whole page (it feeds the badge, the Live tab, the Console's buttons and the
+ * Notifications tab's refresh); each tab is built the first time it is shown and kept while the
+ * page is open. A call refused later (the vehicle deleted or given away meanwhile) checks again.
  */
 import { ApiError, overview } from '../api';
 import { h, on, replace, setText } from '../dom';
@@ -15,6 +16,7 @@ import type { LiveLink, OverviewRow } from '../types';
 import { consolePanel } from './console';
 import { historyPanel } from './history';
 import { livePanel } from './live';
+import { notificationsPanel } from './notifications';
 
 /** A tab's content. */
 export interface Panel {
@@ -44,7 +46,15 @@ const TABS: { tab: VehicleTab; label: string }[] = [
   { tab: 'live', label: 'Live' },
   { tab: 'history', label: 'History' },
   { tab: 'console', label: 'Console' },
+  { tab: 'notifications', label: 'Notifications' },
 ];
+
+const PANELS: Record<VehicleTab, (ctx: VehicleContext) => Panel> = {
+  live: livePanel,
+  history: historyPanel,
+  console: consolePanel,
+  notifications: notificationsPanel,
+};
 
 const STREAM_TEXT: Record<StreamState, string> = {
   connecting: 'connecting…',
@@ -109,7 +119,7 @@ export function vehiclePage(routeId: string, initialTab: VehicleTab): Page {
     current = tab;
     let panel = panels.get(tab);
     if (!panel) {
-      panel = tab === 'live' ? livePanel(ctx) : tab === 'history' ? historyPanel(ctx) : consolePanel(ctx);
+      panel = PANELS[tab](ctx);
       panels.set(tab, panel);
       body.append(panel.el);
     }

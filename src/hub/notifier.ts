@@ -1,0 +1,24 @@
+/**
+ * The one notifier interface of the hub (issue 15): the hub hands it every notification it raises,
+ * on the node that holds the vehicle (so once in a cluster); the push service (src/push/) writes it
+ * to the store's outbox and delivers it. `submit` returns at once and never throws: a slow or
+ * failing delivery never delays the car's connection or the hub.
+ */
+
+export interface PushNotification {
+  ownerId: number;
+  vehicleId: string;
+  alertType: string;
+  /** The text as pushed (src/core/push/message.ts `pushText`: `E` alerts rendered). */
+  text: string;
+  time: number;
+  /** false: kept in the outbox's history, not pushed (the reference's `: DMC:` debug alerts). */
+  push: boolean;
+}
+
+export interface Notifier {
+  submit(n: PushNotification): void;
+}
+
+/** No delivery (a hub without a push service: tests, tools). */
+export const NO_NOTIFIER: Notifier = { submit: () => undefined };

@@ -1,0 +1,133 @@
+/** The ntfy provider (src/push/providers/ntfy.ts) against a local receiver. */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { pino } from 'pino';
+import { createNtfyProvider, headerValue, ntfyPriority, ntfyRequest, ntfyTags } from '../../src/push/providers/ntfy.js';
+import type { DeliveryItem, ProviderDeps, PushProvider } from '../../src/push/provider.js';
+import { VERSION } from '../../src/version.js';
+import { HttpReceiver } from '../support/push/http-receiver.js';
+
+const NOW = 1_700_000_000_000;
+const deps: ProviderDeps = { log: pino({ level: 'silent' }), now: () => NOW };
+
+let rx: HttpReceiver;
+let provider: PushProvider;
+const signal = new AbortController().signal;
+
+function item(over: Partial<DeliveryItem> = {}): DeliveryItem {
+  return {
+    id: 1,
+    notificationId: 7,
+    channel: 'ntfy',
+    state: 'pending',
+    attempts: 0,
+    ownerId: 1,
+    ownerName: 'owner',
+    vehicleId: 'DEMO1',
+    vehicleName: '',
+    alertType: 'I',
+    text: 'Charge complete, 80 %',
+    time: 1_700_000_000,
+    appId: '',
+    targetId: 4,
+    keyType: '',
+    address: `${rx.url}/mytopic`,
+    secret: '',
+    receipt: '',
+    ...over,
+  };
+}
+
+before(async () => {
+  rx = await HttpReceiver.start();
+  provider = createNtfyProvider(deps);
+});
+after(async () => {
+  await provider.close();
+  await rx.close();
+});
+
+test('priority and tags per alert type', () => {
+  assert.deepEqual(
+    ['A', 'E', 'I', 'X', ''].map((t) => [ntfyPriority(t), ntfyTags(t)]),
+    [
+      [4, 'warning'],
+      [4, 'rotating_light'],
+      [3, 'information_source'],
+      [3, 'bell'],
+      [3, 'bell'],
+    ],
+  );
+});
+
+test('the request: text body, the vehicle as title', () => {
+  assert.deepEqual(ntfyRequest(item({ alertType: 'A', vehicleName: 'Leaf' })), {
+    headers: {
+      'content-type': 'text/plain; charset=utf-8',
+      'user-agent': `vts/${VERSION}`,
+      title: 'Leaf (DEMO1)',
+      priority: '4',
+      tags: 'warning',
+    },
+    body: 'Charge complete, 80 %',
+  });
+  // not ASCII: RFC 2047, which ntfy decodes; never a line break in a header
+  assert.equal(headerValue('Zoë'), `=?UTF-8?B?${Buffer.from('Zoë').toString('base64')}?=`);
+  assert.equal(headerValue('a\r\nb'), 'a b');
+});
+
+test('delivered to the topic URL', async () => {
+  const before = rx.requests.length;
+  rx.script('/mytopic', { status: 200, body: { id: 'abc', event: 'message' } });
+  assert.deepEqual(await provider.send([item({ alertType: 'E', vehicleName: 'Zoë', text: 'Vehicle Alert Code: RT/5 (00000001)' })], signal), [
+    { kind: 'delivered', detail: 'delivered (HTTP 200)' },
+  ]);
+  const req = rx.requests[before]!;
+  assert.equal(req.method, 'POST');
+  assert.equal(req.url, '/mytopic');
+  assert.equal(req.text, 'Vehicle Alert Code: RT/5 (00000001)');
+  assert.equal(req.headers.title, `=?UTF-8?B?${Buffer.from('Zoë (DEMO1)').toString('base64')}?=`);
+  assert.equal(req.headers.priority, '4');
+  assert.equal(req.headers.tags, 'rotating_light');
+  assert.equal(req.headers.authorization, undefined);
+});
+
+test('user:password in the topic URL: Basic auth, stripped from the URL', async () => {
+  const before = rx.requests.length;
+  const address = rx.url.replace('http://', 'http://phil:top%20secret@') + '/private';
+  assert.equal((await provider.send([item({ address })], signal))[0]?.kind, 'delivered');
+  const req = rx.requests[before]!;
+  assert.equal(req.url, '/private');
+  assert.equal(req.headers.authorization, `Basic ${Buffer.from('phil:top secret').toString('base64')}`);
+});
+
+test('answers as for webhooks', async () => {
+  rx.script(
+    '/limited',
+    { status: 429, retryAfter: 12, body: { code: 42901, http: 429, error: 'limit reached: too many requests' } },
+    { status: 403, body: { code: 40301, http: 403, error: 'forbidden' } },
+    { status: 502 },
+  );
+  const results = [];
+  for (let i = 0; i < 3; i++) results.push(...(await provider.send([item({ address: `${rx.url}/limited` })], signal)));
+  assert.deepEqual(results, [
+    { kind: 'temporary', detail: 'HTTP 429: limit reached: too many requests', retryAfter: 12 },
+    { kind: 'permanent', detail: 'HTTP 403: forbidden' },
+    { kind: 'temporary', detail: 'HTTP 502' },
+  ]);
+});
+
+test('a hanging server: temporary when the signal aborts', async () => {
+  rx.script('/slow', { hang: true });
+  const ac = new AbortController();
+  const before = rx.requests.length;
+  const pending = provider.send([item({ address: `${rx.url}/slow` })], ac.signal);
+  await rx.waitForRequests(before + 1);
+  ac.abort();
+  assert.deepEqual(await pending, [{ kind: 'temporary', detail: 'no answer in time' }]);
+});
+
+test('always on, one delivery per request', () => {
+  assert.equal(provider.channel, 'ntfy');
+  assert.equal(provider.batchSize, 1);
+});

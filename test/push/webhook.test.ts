@@ -1,0 +1,164 @@
+/** The webhook provider (src/push/providers/webhook.ts) against a local receiver. */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer } from 'node:net';
+import { pino } from 'pino';
+import { createWebhookProvider, webhookBody, webhookPayload, webhookSignature } from '../../src/push/providers/webhook.js';
+import type { DeliveryItem, ProviderDeps, PushProvider } from '../../src/push/provider.js';
+import { VERSION } from '../../src/version.js';
+import { HttpReceiver } from '../support/push/http-receiver.js';
+
+const NOW = 1_700_000_000_000;
+const deps: ProviderDeps = { log: pino({ level: 'silent' }), now: () => NOW };
+
+let rx: HttpReceiver;
+let provider: PushProvider;
+const signal = new AbortController().signal;
+
+function item(over: Partial<DeliveryItem> = {}): DeliveryItem {
+  return {
+    id: 1,
+    notificationId: 42,
+    channel: 'webhook',
+    state: 'pending',
+    attempts: 0,
+    ownerId: 1,
+    ownerName: 'owner',
+    vehicleId: 'DEMO1',
+    vehicleName: 'My Leaf',
+    alertType: 'A',
+    text: 'Charging stopped: "cable" 12 V ✓',
+    time: 1_700_000_000,
+    appId: '',
+    targetId: 3,
+    keyType: '',
+    address: `${rx.url}/hook`,
+    secret: '',
+    receipt: '',
+    ...over,
+  };
+}
+
+before(async () => {
+  rx = await HttpReceiver.start();
+  provider = createWebhookProvider(deps);
+});
+after(async () => {
+  await provider.close();
+  await rx.close();
+});
+
+test('the JSON document, keys in order', () => {
+  const it = item();
+  assert.equal(
+    webhookBody(it),
+    '{"vehicleId":"DEMO1","vehicleName":"My Leaf","alertType":"A","text":"Charging stopped: \\"cable\\" 12 V ✓",' +
+      '"time":1700000000,"timeIso":"2023-11-14T22:13:20Z","notificationId":42}',
+  );
+  assert.deepEqual(Object.keys(webhookPayload(it)), ['vehicleId', 'vehicleName', 'alertType', 'text', 'time', 'timeIso', 'notificationId']);
+});
+
+test('a signed delivery: the receiver verifies the HMAC over the exact body bytes', async () => {
+  const before = rx.requests.length;
+  const results = await provider.send([item({ secret: 's3cret ✓' })], signal);
+  assert.deepEqual(results, [{ kind: 'delivered', detail: 'delivered (HTTP 200)' }]);
+  const req = rx.requests[before]!;
+  assert.equal(req.method, 'POST');
+  assert.equal(req.path, '/hook');
+  assert.equal(req.headers['content-type'], 'application/json');
+  assert.equal(req.headers['user-agent'], `vts/${VERSION}`);
+  assert.equal(req.headers['x-vts-timestamp'], '1700000000');
+  const expected = createHmac('sha256', Buffer.from('s3cret ✓', 'utf8')).update(req.body).digest();
+  const got = String(req.headers['x-vts-signature']);
+  assert.match(got, /^sha256=[0-9a-f]{64}$/);
+  assert.ok(timingSafeEqual(Buffer.from(got.slice(7), 'hex'), expected));
+  assert.equal(webhookSignature(req.body, 's3cret ✓'), got);
+  assert.equal(req.text, webhookBody(item()));
+  assert.deepEqual(req.json(), webhookPayload(item()));
+});
+
+test('without a secret: no signature headers', async () => {
+  const before = rx.requests.length;
+  assert.deepEqual(await provider.send([item()], signal), [{ kind: 'delivered', detail: 'delivered (HTTP 200)' }]);
+  const req = rx.requests[before]!;
+  assert.equal(req.headers['x-vts-signature'], undefined);
+  assert.equal(req.headers['x-vts-timestamp'], undefined);
+});
+
+test('user:password in the URL is sent as Basic auth, not in the URL', async () => {
+  const before = rx.requests.length;
+  const url = new URL(`${rx.url}/auth?x=1`);
+  url.username = 'ha';
+  url.password = 'p@ss:word';
+  assert.equal((await provider.send([item({ address: url.href })], signal))[0]?.kind, 'delivered');
+  const req = rx.requests[before]!;
+  assert.equal(req.url, '/auth?x=1');
+  assert.equal(req.headers.authorization, `Basic ${Buffer.from('ha:p@ss:word').toString('base64')}`);
+});
+
+test('answers: 2xx delivered, 429/5xx temporary with Retry-After, other statuses permanent', async () => {
+  rx.script(
+    '/answers',
+    { status: 204 },
+    { status: 503, retryAfter: 7 },
+    { status: 429, retryAfter: new Date(NOW + 90_000).toUTCString() },
+    { status: 500, body: { error: 'database down' } },
+    { status: 404, body: 'no such hook\nmore', headers: { 'content-type': 'text/plain' } },
+    { status: 410 },
+  );
+  const results = [];
+  for (let i = 0; i < 6; i++) results.push(...(await provider.send([item({ address: `${rx.url}/answers` })], signal)));
+  assert.deepEqual(results, [
+    { kind: 'delivered', detail: 'delivered (HTTP 204)' },
+    { kind: 'temporary', detail: 'HTTP 503', retryAfter: 7 },
+    { kind: 'temporary', detail: 'HTTP 429', retryAfter: 90 },
+    { kind: 'temporary', detail: 'HTTP 500: database down' },
+    { kind: 'permanent', detail: 'HTTP 404: no such hook' },
+    { kind: 'permanent', detail: 'HTTP 410' },
+  ]);
+});
+
+test('a redirect is not followed: permanent, the URL is to be updated', async () => {
+  rx.script('/old', { status: 301, headers: { location: 'https://user:pw@new.example/hook?token=x' } });
+  const before = rx.requests.length;
+  assert.deepEqual(await provider.send([item({ address: `${rx.url}/old` })], signal), [
+    { kind: 'permanent', detail: 'HTTP 301: redirected to https://new.example/hook: update the URL' },
+  ]);
+  assert.equal(rx.requests.length, before + 1);
+});
+
+test('a URL that is none, or not http(s): permanent, nothing sent', async () => {
+  assert.deepEqual(await provider.send([item({ address: 'not a url' })], signal), [{ kind: 'permanent', detail: 'the target is not a URL: update it' }]);
+  assert.deepEqual(await provider.send([item({ address: 'ftp://x/y' })], signal), [
+    { kind: 'permanent', detail: 'the target is not an http(s) URL (ftp:): update it' },
+  ]);
+});
+
+test('a hanging receiver: temporary when the signal aborts', async () => {
+  rx.script('/slow', { hang: true });
+  const ac = new AbortController();
+  const before = rx.requests.length;
+  const pending = provider.send([item({ address: `${rx.url}/slow` })], ac.signal);
+  await rx.waitForRequests(before + 1);
+  ac.abort();
+  assert.deepEqual(await pending, [{ kind: 'temporary', detail: 'no answer in time' }]);
+});
+
+test('nobody listening: temporary', async () => {
+  const port = await new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+  assert.deepEqual(await provider.send([item({ address: `http://127.0.0.1:${port}/x` })], signal), [
+    { kind: 'temporary', detail: 'connection failed (ECONNREFUSED)' },
+  ]);
+});
+
+test('always on, one delivery per request', () => {
+  assert.equal(provider.channel, 'webhook');
+  assert.equal(provider.batchSize, 1);
+  assert.match(provider.description, /^on/);
+});
