@@ -10,7 +10,7 @@ import { loginLimits, type LoginLimits } from './core/login-throttle.js';
 import { DEFAULT_TIMEOUTS, type InactivityTimeouts } from './core/mp/inactivity.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitOptions } from './core/rate-limit.js';
 import { ApiSessions } from './hub/api-sessions.js';
-import { clusterParts, type ClusterConfig } from './cluster/parts.js';
+import { clusterParts, type ClusterConfig, type ClusterParts } from './cluster/parts.js';
 import { shareLimits } from './hub/shared-limits.js';
 import { trustedProxyCheck } from './trusted-proxies.js';
 import type { CommandService, CommandServiceOptions } from './hub/command-service.js';
@@ -183,7 +183,13 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     commandLink: config.commandLink,
     notifier: push,
   };
-  const parts = clusterParts(config.cluster, log);
+  let parts: ClusterParts;
+  try {
+    parts = clusterParts(config.cluster, log, config.cluster ? await store.databaseId() : undefined);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   const hub = new Hub(store, log, hubOptions, parts.cluster);
   try {
     await parts.cluster.start(hub.inbox);

@@ -7,6 +7,7 @@ import { isTopicLevel } from '../core/mqtt/topics.js';
 import type { EventMode } from '../mqtt/bridged-vehicle.js';
 import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL } from '../http/web.js';
 import { addStoreOptions } from './shared-options.js';
+import { pgTarget } from '../store/postgres/pg-errors.js';
 import { addPushDeliveryOptions, addPushProviderOptions, pushConfig, type PushDeliveryOptions } from './push-options.js';
 import { createLogger } from '../log.js';
 import { DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from '../connection-cap.js';
@@ -316,7 +317,7 @@ export function registerServe(program: Command): void {
     const server = await startServer(config, log);
     const { mp, mpTls, http, https, mqtt, mqtts, mqttWs } = server.ports;
     log.info(
-      { dataDir: o.dataDir, ports: server.ports, mqttBroker: server.bridge ? (o.mqttUrl ? 'external' : 'embedded') : 'off', ...(config.cluster ? { node: config.cluster.nodeId } : {}) },
+      { ...(o.database ? { database: pgTarget(o.database).shown } : { dataDir: o.dataDir }), ports: server.ports, mqttBroker: server.bridge ? (o.mqttUrl ? 'external' : 'embedded') : 'off', ...(config.cluster ? { node: config.cluster.nodeId } : {}) },
       'vts listening',
     );
     const listening = { event: 'listening' as const, mp, mpTls, http, https, mqtt, mqtts, mqttWs };

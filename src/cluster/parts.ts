@@ -30,13 +30,14 @@ export interface ClusterParts {
   redis: RedisCluster | null;
 }
 
-export function clusterParts(config: ClusterConfig | undefined, log: Logger): ClusterParts {
+/** `databaseId`: this node's database (Store.databaseId), which must be the cluster's. */
+export function clusterParts(config: ClusterConfig | undefined, log: Logger, databaseId?: string): ClusterParts {
   if (!config) return { cluster: new SoloCluster(), sessions: new LocalSessionStore(), jobs: new LocalJobRecords(), redis: null };
   const heartbeatMs = config.heartbeatMs ?? 2000;
   const deadAfterMs = heartbeatMs * 5;
   // a worker that replaces a crashed one (src/cli/workers.ts) keeps its node id: it waits for the
   // dead process's lease to run out instead of being refused
   const leaseWaitMs = process.env.VTS_WORKER_RESTART === '1' ? deadAfterMs + heartbeatMs : 0;
-  const redis = new RedisCluster({ url: config.url, nodeId: config.nodeId, prefix: config.prefix, log, heartbeatMs, deadAfterMs, leaseWaitMs });
+  const redis = new RedisCluster({ url: config.url, nodeId: config.nodeId, prefix: config.prefix, log, heartbeatMs, deadAfterMs, leaseWaitMs, databaseId });
   return { cluster: redis, sessions: new RedisSessionStore(redis), jobs: new RedisJobRecords(redis), redis };
 }

@@ -23,7 +23,14 @@ export function parseRedisUrl(value: string): string {
     throw new Error(`not a URL: use redis://host:6379`);
   }
   if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') throw new Error(`not a redis:// or rediss:// URL: ${u.protocol}`);
+  if (!/^\/?(\d{1,5})?$/.test(u.pathname)) throw new Error(`not a Redis database number: ${u.pathname.slice(1)} (redis://host:6379/<number>, 0 by default)`);
   return value;
+}
+
+/** The database number of a Redis URL (its path; 0 when none). */
+function databaseOf(url: string): number {
+  const path = new URL(url).pathname.slice(1);
+  return path ? Number(path) : 0;
 }
 
 /**
@@ -56,8 +63,22 @@ export async function connectRedis(url: string, log: Logger, role: string, name 
   } catch (err) {
     redis.disconnect();
     // the socket's own error (ECONNREFUSED, ENOTFOUND…) says more than the client's "Connection is closed"
-    const why = (err as NodeJS.ErrnoException).code ?? lastCode ?? (err as Error).message;
+    const message = (err as Error).message;
+    const code = (err as NodeJS.ErrnoException).code ?? lastCode;
+    // a server that hangs up on the client's first command (PostgreSQL, a web server…)
+    const hungUp = code === 'EPIPE' || code === 'ECONNRESET' || (code === undefined && message === 'Connection is closed.');
+    const why = hungUp ? `the server there closed the connection${code ? ` (${code})` : ''}: is it a Redis server?` : (code ?? message);
     throw new VtsError('VTS_ERR_CLUSTER', `cannot reach Redis at ${redisTarget(url)} (${why}): check --cluster and that Redis runs there`, { whole: true, cause: err });
+  }
+  // ioredis goes on with database 0 when its SELECT fails: a database Redis does not have is an error
+  const db = databaseOf(url);
+  if (db > 0) {
+    try {
+      await redis.select(db);
+    } catch (err) {
+      redis.disconnect();
+      throw new VtsError('VTS_ERR_CLUSTER', `Redis at ${redisTarget(url)} has no database ${db} (${(err as Error).message}): use a number below its "databases" setting (16 by default)`, { whole: true, cause: err });
+    }
   }
   return redis;
 }

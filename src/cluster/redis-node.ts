@@ -13,7 +13,8 @@ import { notDelivered } from '../hub/command-service.js';
 import { CarClaims } from './car-claims.js';
 import { PendingRequests } from './pending-requests.js';
 import { PresenceSync } from './presence-sync.js';
-import { BURY, HEARTBEAT } from './scripts.js';
+import { BURY, HEARTBEAT, RELEASE_LEASE } from './scripts.js';
+import { checkSharedDatabase } from './shared-database.js';
 import { RedisGroups } from './redis-groups.js';
 import { Roles } from './roles.js';
 import { encode, parseMessage, type WireMessage } from './wire.js';
@@ -38,6 +39,11 @@ export interface RedisNodeOptions {
    * refused at once). The replacement of a crashed worker waits for the dead one's lease.
    */
   leaseWaitMs?: number;
+  /**
+   * The identity of this node's database (Store.databaseId): a node whose database is not the one
+   * the running nodes share is refused.
+   */
+  databaseId?: string;
 }
 
 export abstract class RedisNode {
@@ -68,6 +74,8 @@ export abstract class RedisNode {
   private repairTimer: NodeJS.Timeout | null = null;
   private stopping = false;
   private joining: Promise<void> | null = null;
+  /** The other running nodes found by the last join. */
+  private othersAtJoin = 0;
   /** Roles this node runs for (`lead`). */
   protected readonly roles: Roles;
   protected readonly groups: RedisGroups;
@@ -133,6 +141,14 @@ export abstract class RedisNode {
       this.sub.disconnect();
       throw new VtsError('VTS_ERR_CLUSTER', `the node id ${this.nodeId} is in use by a running node of this cluster: give each node its own --node-id`, { whole: true });
     }
+    try {
+      if (this.opts.databaseId !== undefined) await checkSharedDatabase(this.cmd, this.k, this.nodeId, this.opts.databaseId, this.log);
+    } catch (err) {
+      await RELEASE_LEASE.run(this.cmd, [this.k(`alive:${this.nodeId}`)], [this.token]).catch(() => undefined);
+      this.cmd.disconnect();
+      this.sub.disconnect();
+      throw err;
+    }
     const sub = this.sub;
     sub.on('message', (channel: string, payload: string) => this.onPayload(payload));
     await this.join();
@@ -146,7 +162,7 @@ export abstract class RedisNode {
     this.timer.unref();
     this.repairTimer = setInterval(() => void this.repair(), this.opts.repairMs ?? 30_000);
     this.repairTimer.unref();
-    this.log.info({ redis: redisTarget(this.opts.url), nodes: this.presence.replica.nodes().length + 1 }, 'joined the cluster');
+    this.log.info({ redis: redisTarget(this.opts.url), nodes: this.othersAtJoin + 1 }, 'joined the cluster');
   }
 
   /** Takes this node id's lease; waits up to `leaseWaitMs` for a previous holder's to run out. */
@@ -176,21 +192,25 @@ export abstract class RedisNode {
       await this.sub!.subscribe(this.k('all'), this.k(`n:${this.nodeId}`));
       await cmd.set(this.k(`alive:${this.nodeId}`), this.token, 'PX', this.deadAfterMs);
       await cmd.sadd(this.k('nodes'), this.nodeId);
+      if (this.opts.databaseId !== undefined) await cmd.set(this.k('database'), this.opts.databaseId, 'NX');
       await this.claims.reclaimAll(cmd);
       await this.presence.writeAll(cmd.multi()).exec();
       const replica = this.presence.replica;
       const changed = new Set(replica.clear());
+      let others = 0;
       for (const node of await cmd.smembers(this.k('nodes'))) {
         if (node === this.nodeId) continue;
         if (!(await cmd.exists(this.k(`alive:${node}`)))) {
           await this.bury(node);
           continue;
         }
+        others++;
         this.buried.delete(node);
         for (const [v, p] of await this.presence.read(cmd, node)) if (replica.set(node, v, p)) changed.add(v);
       }
       if (epoch !== this.epoch) throw new Error('Redis was lost again while joining');
       this.joined = true;
+      this.othersAtJoin = others;
       const waiting = this.buffered;
       this.buffered = null;
       for (const m of waiting) this.handle(m);

@@ -107,3 +107,13 @@ return redis.call('GET', KEYS[2])`);
 export const RELEASE_LEASE = script(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 0`);
+
+/**
+ * KEYS: the cluster's database key. ARGV: this node's database id. 1 when the database is the
+ * cluster's (recorded now if the cluster had none), else the id the cluster has.
+ */
+export const SAME_DATABASE = script(`
+local cur = redis.call('GET', KEYS[1])
+if cur and cur ~= ARGV[1] then return cur end
+redis.call('SET', KEYS[1], ARGV[1])
+return 1`);

@@ -252,6 +252,13 @@ export interface Store {
   /** The vehicle's latest entries, newest first. */
   listCommandAudit(vehicleId: string, limit: number): Promise<(CommandAuditEntry & { id: number })[]>;
 
+  // --- the database itself ---
+  /**
+   * The database's identity: made at random when the database was created, the same for every
+   * process that opens it (the nodes of a cluster check that they share one database).
+   */
+  databaseId(): Promise<string>;
+
   // --- lifecycle ---
   /**
    * Calls `fn` after the commit of everything written before this call (buffered writes

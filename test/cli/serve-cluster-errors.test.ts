@@ -62,3 +62,53 @@ test('a node id that a running node holds is refused', { skip: await needs(redis
     'vts: the node id twin is in use by a running node of this cluster: give each node its own --node-id (VTS_ERR_CLUSTER)',
   );
 });
+
+test('--workers 2 with a Redis that is not there: the workers fail, the command exits 1 and says why', async (t) => {
+  const dir = tempFolder(t);
+  const r = await spawnVts(['serve', '--workers', '2', '--cluster', 'redis://127.0.0.1:1', '--data-dir', dir, ...OFF]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.equal(r.stdout, '', 'no listening line');
+  assert.ok(plainLines(r.stderr).includes('vts: cannot reach Redis at 127.0.0.1:1 (ECONNREFUSED): check --cluster and that Redis runs there (VTS_ERR_CLUSTER)'), r.stderr);
+  assert.ok(!hasStack(r.stderr), r.stderr);
+});
+
+test('a server that is not Redis, and a Redis database number that is not there or not a number', { skip: await needs(redis) }, async (t) => {
+  await requireServices(redis);
+  const dir = tempFolder(t);
+  // answers nothing and hangs up: as a web server or another service on the port would
+  const s = createServer((socket) => socket.destroy());
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  t.after(() => s.close());
+  const port = (s.address() as { port: number }).port;
+  assertFailed(
+    await spawnVts(['serve', '--cluster', `redis://127.0.0.1:${port}`, '--data-dir', dir, ...OFF]),
+    new RegExp(`^vts: cannot reach Redis at 127\\.0\\.0\\.1:${port} \\(the server there closed the connection( \\(E[A-Z]+\\))?: is it a Redis server\\?\\): check --cluster and that Redis runs there \\(VTS_ERR_CLUSTER\\)$`),
+  );
+  assertFailed(
+    await spawnVts(['serve', '--cluster', 'redis://127.0.0.1:6379/99', '--data-dir', dir, ...OFF]),
+    /^vts: Redis at 127\.0\.0\.1:6379\/99 has no database 99 \(ERR .*\): use a number below its "databases" setting \(16 by default\) \(VTS_ERR_CLUSTER\)$/,
+  );
+  const word = await spawnVts(['serve', '--cluster', 'redis://127.0.0.1:6379/one', '--data-dir', dir, ...OFF]);
+  assert.equal(word.code, 1);
+  assert.match(word.stderr, /not a Redis database number: one/);
+});
+
+test('a node whose database is not the one the running nodes share is refused; once none runs, the cluster moves', { skip: await needs(redis) }, async (t) => {
+  await requireServices(redis);
+  const cluster = ['--cluster', 'redis://127.0.0.1:6379', '--cluster-prefix', `vtstest${randomBytes(4).toString('hex')}`];
+  const first = serveProcess(['--data-dir', tempFolder(t), ...OFF, ...cluster, '--node-id', 'a']);
+  t.after(() => first.child.kill('SIGKILL'));
+  await listening(first);
+  const other = tempFolder(t);
+  assertFailed(
+    await spawnVts(['serve', '--data-dir', other, ...OFF, ...cluster, '--node-id', 'b']),
+    /^vts: this node's database \(id [0-9a-f]{32}\) is not the one the running nodes of the cluster share \(id [0-9a-f]{32}\): give every node the same --database \(VTS_ERR_CLUSTER\)$/,
+  );
+  // the refused node left no lease behind: with the first stopped, it joins under its id at once
+  first.child.kill('SIGTERM');
+  await first.exit;
+  const moved = serveProcess(['--data-dir', other, ...OFF, ...cluster, '--node-id', 'b']);
+  t.after(() => moved.child.kill('SIGKILL'));
+  await listening(moved);
+  assert.ok(moved.stderr.some((l) => l.includes("this node's database is the cluster's now")), moved.stderr.join('\n'));
+});

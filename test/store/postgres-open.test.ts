@@ -42,7 +42,7 @@ test('an empty schema gets the whole schema, in the schema the URL names; a popu
   assert.deepEqual(await tables(s.schema), [
     'api_tokens', 'autoprovision', 'car_messages', 'command_audit', 'historical', 'historical_all', 'notify_targets',
     'owners', 'push_attempts', 'push_buckets', 'push_deliveries', 'push_notifications', 'push_subscriptions',
-    'utilisation', 'vehicles', 'vts_schema_version',
+    'utilisation', 'vehicles', 'vts_meta', 'vts_schema_version',
   ]);
   assert.equal((await adminQuery(`SELECT version FROM ${s.schema}.vts_schema_version`)).rows[0].version, PG_SCHEMA_VERSION);
 
@@ -111,21 +111,21 @@ test('errors at the edge: one line that names the database and what to do, never
 
   const down = await openError(at((u) => (u.port = '1')));
   assert.equal(down.code, 'VTS_ERR_DATABASE');
-  assert.match(down.message, /^cannot reach PostgreSQL at 127\.0\.0\.1:1 for postgres:\/\/root@127\.0\.0\.1:1\/\w+: .*ECONNREFUSED.*: start PostgreSQL there, or check --database$/);
+  assert.match(down.message, /^cannot reach PostgreSQL at 127\.0\.0\.1:1 for postgres:\/\/root@127\.0\.0\.1:1\/\w+: .*ECONNREFUSED.*: start PostgreSQL there, or check --database \(or VTS_DATABASE\)$/);
 
   const nodb = await openError(at((u) => (u.pathname = '/vts_no_such_database')));
   assert.equal(nodb.code, 'VTS_ERR_DATABASE');
-  assert.match(nodb.message, /^the database vts_no_such_database does not exist on PostgreSQL at 127\.0\.0\.1:5432 .*: create it \(createdb vts_no_such_database\), or check --database$/);
+  assert.match(nodb.message, /^the database vts_no_such_database does not exist on PostgreSQL at 127\.0\.0\.1:5432 .*: create it \(createdb vts_no_such_database\), or check --database \(or VTS_DATABASE\)$/);
 
   const norole = await openError(at((u) => (u.username = 'vts_no_such_role')));
   assert.equal(norole.code, 'VTS_ERR_DATABASE');
-  assert.match(norole.message, /refused the login of user vts_no_such_role for postgres:\/\/vts_no_such_role@127\.0\.0\.1:5432\/.*: check --database \(user and password\)$/);
+  assert.match(norole.message, /refused the login of user vts_no_such_role for postgres:\/\/vts_no_such_role@127\.0\.0\.1:5432\/.*: check --database \(or VTS_DATABASE\) \(user and password\)$/);
 
   const s = freshSchema();
   t.after(() => s.drop());
   const empty = await openError(withSchema(at(() => undefined), s.schema), { create: false });
   assert.equal(empty.code, 'VTS_ERR_NO_DATABASE');
-  assert.match(empty.message, new RegExp(`^no vts database at postgres://root@127\\.0\\.0\\.1:5432/\\w+: the schema ${s.schema} does not exist: check --database, or create one with 'vts user add NAME --password -' or 'vts serve'$`));
+  assert.match(empty.message, new RegExp(`^no vts database at postgres://root@127\\.0\\.0\\.1:5432/\\w+: the schema ${s.schema} does not exist: check --database \\(or VTS_DATABASE\\), or create one with 'vts user add NAME --password -' or 'vts serve'$`));
 
   const other = await openError('mysql://root:s3cret-pw@127.0.0.1/test');
   assert.equal(other.code, 'VTS_ERR_CONFIG');

@@ -25,7 +25,7 @@ test('admin commands and vts serve on PostgreSQL; an acknowledged h record survi
   assert.equal(none.code, 1);
   assert.equal(
     none.stderr,
-    `vts: no vts database at ${shown}: the schema ${s.schema} does not exist: check --database, or create one with 'vts user add NAME --password -' or 'vts serve' (VTS_ERR_NO_DATABASE)\n`,
+    `vts: no vts database at ${shown}: the schema ${s.schema} does not exist: check --database (or VTS_DATABASE), or create one with 'vts user add NAME --password -' or 'vts serve' (VTS_ERR_NO_DATABASE)\n`,
   );
   const add = await vts(['user', 'add', 'demo', '--password', '-', ...db], 'demopass\n');
   assert.equal(add.code, 0, add.stderr);

@@ -17,7 +17,7 @@ export interface PgTarget {
   secret: string;
 }
 
-const CHECK = 'check --database';
+const CHECK = 'check --database (or VTS_DATABASE)';
 
 /** Parses a `postgres://` or `postgresql://` URL; a malformed one is VTS_ERR_CONFIG (without the URL). */
 export function pgTarget(url: string): PgTarget {

@@ -27,7 +27,7 @@ const TYPES = {
   }) as typeof pg.types.getTypeParser,
 };
 
-export const CREATE_HINT = "check --database, or create one with 'vts user add NAME --password -' or 'vts serve'";
+export const CREATE_HINT = "check --database (or VTS_DATABASE), or create one with 'vts user add NAME --password -' or 'vts serve'";
 
 /** A pool on `url`; an idle connection that fails is reported (redacted), never thrown. */
 function createPool(url: string, target: PgTarget, opts: PgOpenOptions): Pool {

@@ -212,6 +212,17 @@ export const PG_MIGRATIONS: readonly { description: string; sql: string }[] = [
       );
     `,
   },
+  {
+    description: 'database identity',
+    sql: `
+      -- Facts about the database itself (see the SQLite schema).
+      CREATE TABLE vts_meta (
+        key   text COLLATE "C" NOT NULL PRIMARY KEY,
+        value text NOT NULL
+      );
+      INSERT INTO vts_meta (key, value) VALUES ('database_id', replace(gen_random_uuid()::text, '-', ''));
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

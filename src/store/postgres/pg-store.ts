@@ -428,4 +428,9 @@ export class PgStore extends BufferedStore implements Store {
     );
     return rows.map(toCommandAudit);
   }
+
+  async databaseId(): Promise<string> {
+    const [row] = await this.read<{ value: string }>("SELECT value FROM vts_meta WHERE key = 'database_id'", []);
+    return row!.value;
+  }
 }

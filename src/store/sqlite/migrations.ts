@@ -230,6 +230,18 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    description: 'database identity',
+    sql: `
+      -- Facts about the database itself. database_id: made once, at random; the nodes of a
+      -- cluster compare theirs to be sure that they share one database (src/cluster/).
+      CREATE TABLE vts_meta (
+        key   TEXT NOT NULL PRIMARY KEY,
+        value TEXT NOT NULL
+      ) WITHOUT ROWID;
+      INSERT INTO vts_meta (key, value) VALUES ('database_id', lower(hex(randomblob(16))));
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

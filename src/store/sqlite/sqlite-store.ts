@@ -208,6 +208,7 @@ function prepareStatements(db: Database.Database) {
       `INSERT INTO command_audit (vehicle_id, time, caller, via, kind, command, result, duration_ms)
        SELECT v.id, ?, ?, ?, ?, ?, ?, ? FROM vehicles v WHERE v.id = ?`,
     ),
+    databaseId: db.prepare<[], string>("SELECT value FROM vts_meta WHERE key = 'database_id'").pluck(),
     listCommandAudit: db.prepare<[string, number], CommandAuditRow>(
       `SELECT id, vehicle_id, time, caller, via, kind, command, result, duration_ms FROM command_audit
        WHERE vehicle_id = ? ORDER BY id DESC LIMIT ?`,
@@ -610,5 +611,10 @@ export class SqliteStore extends BufferedStore implements Store {
   async listCommandAudit(vehicleId: string, limit: number): Promise<(CommandAuditEntry & { id: number })[]> {
     this.open();
     return this.stmt.listCommandAudit.all(vehicleId.toUpperCase(), Math.max(0, Math.floor(limit))).map(toCommandAudit);
+  }
+
+  async databaseId(): Promise<string> {
+    this.open();
+    return this.stmt.databaseId.get()!;
   }
 }
