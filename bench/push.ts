@@ -25,8 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { openStore } from '../src/store/open.js';
 import type { Store } from '../src/store/store.js';
 import { DEFAULT_DISPATCHER_OPTIONS } from '../src/push/dispatcher.js';
-import { startApnsEndpoint, type ApnsRequest } from '../test/support/push/apns-endpoint.js';
-import { startFcmEndpoint, type FcmRequest } from '../test/support/push/fcm-endpoint.js';
+import { epochMs, startPushEndpoints } from './lib/push-endpoints.js';
 import { BenchCar } from './lib/car.js';
 import { D, L, S } from './lib/payloads.js';
 import { machineBusySeconds, waitForQuiet } from './lib/proc.js';
@@ -74,6 +73,8 @@ export interface PushWindow {
   /** Shares of one core over the window. */
   serverCpuShare: number;
   generatorCpuShare: number;
+  /** The local FCM and APNs endpoints' process. */
+  endpointsCpuShare: number;
   otherCpuShare: number;
   serverPeakRssBytes: number;
 }
@@ -113,7 +114,7 @@ export interface PushResult {
   serverRssBeforeBytes: number;
 }
 
-/** Endpoint requests by alert: arrival times (performance.now(), ms). */
+/** Endpoint requests by alert: arrival times (epochMs()). */
 class Arrivals {
   readonly byAlert = new Map<number, number[]>();
   count = 0;
@@ -146,19 +147,6 @@ class Arrivals {
       this.waiters.push({ count, resolve: () => (clearTimeout(timer), resolve(true)) });
     });
   }
-}
-
-/** Calls `on` for every request of an endpoint as it arrives (in the microtask after it was recorded). */
-function follow<T>(ep: { readonly requests: readonly T[]; waitForRequests(count: number): Promise<void> }, on: (r: T, at: number) => void): void {
-  let seen = 0;
-  const next = (): void => {
-    void ep.waitForRequests(seen + 1).then(() => {
-      const at = performance.now();
-      while (seen < ep.requests.length) on(ep.requests[seen++]!, at);
-      next();
-    });
-  };
-  next();
 }
 
 /** The ingest cars' loop (as bench/mp-ingest.ts), running until stopped; counts batches. */
@@ -207,14 +195,15 @@ async function openDeliveries(store: Store): Promise<number> {
 /** Polls the outbox until no delivery is open; the time it saw that, or NaN after the deadline. */
 async function drained(store: Store, deadline: number): Promise<number> {
   for (;;) {
-    if ((await openDeliveries(store)) === 0) return performance.now();
-    if (performance.now() > deadline) return NaN;
+    if ((await openDeliveries(store)) === 0) return epochMs();
+    if (epochMs() > deadline) return NaN;
     await sleep(10);
   }
 }
 
 export async function runPushBench(o: PushBenchOptions): Promise<PushResult> {
-  const [fcm, apns] = await Promise.all([startFcmEndpoint({ delayMs: o.delayMs }), startApnsEndpoint({ delayMs: o.delayMs })]);
+  const endpoints = await startPushEndpoints(o.delayMs);
+  const { fcm, apns } = endpoints;
   const store = await openStore(o.dataDir, { database: o.database });
   let server: ServerProcess | undefined;
   const cars: BenchCar[] = [];
@@ -263,10 +252,7 @@ export async function runPushBench(o: PushBenchOptions): Promise<PushResult> {
     const srv = server;
 
     const arrivals = new Arrivals();
-    follow<FcmRequest>(fcm, (r, at) =>
-      arrivals.add((r.payload as { message?: { data?: { message?: unknown } } } | undefined)?.message?.data?.message, r.problem === undefined && r.status === 200, at),
-    );
-    follow<ApnsRequest>(apns, (r, at) => arrivals.add((r.payload as { aps?: { alert?: unknown } } | undefined)?.aps?.alert, r.problem === undefined && r.status === 200, at));
+    endpoints.onArrival = (text, ok, at) => arrivals.add(text, ok, at);
 
     const alertCars = await Promise.all(o.alertIds.map((id) => BenchCar.connect(srv.mpPort, id, o.carPassword)));
     cars.push(...alertCars);
@@ -288,11 +274,11 @@ export async function runPushBench(o: PushBenchOptions): Promise<PushResult> {
       const k = i % alertCars.length;
       const no = nextAlert++;
       const expected = arrivals.count + (subsOf.get(o.alertIds[k]!) ?? 0);
-      sentAt.set(no, performance.now());
+      sentAt.set(no, epochMs());
       alertCars[k]!.sendAll([`PA${TEXT}${no}`]);
       if (!(await arrivals.waitFor(expected, 30_000))) throw new Error(`push: alert ${no} did not reach every endpoint within 30 s`);
       isolatedDeliveries += subsOf.get(o.alertIds[k]!) ?? 0;
-      await drained(store, performance.now() + 30_000);
+      await drained(store, epochMs() + 30_000);
     }
     const isolated = latenciesOf(isolatedFrom, nextAlert);
 
@@ -301,10 +287,10 @@ export async function runPushBench(o: PushBenchOptions): Promise<PushResult> {
       const from = nextAlert;
       const wanted = o.subscriptions * o.alertsPerCar;
       const expected = arrivals.count + wanted;
-      const t0 = performance.now();
+      const t0 = epochMs();
       for (const car of alertCars) {
         const lines: string[] = [];
-        const at = performance.now();
+        const at = epochMs();
         for (let a = 0; a < o.alertsPerCar; a++) {
           const no = nextAlert++;
           sentAt.set(no, at);
@@ -353,6 +339,7 @@ export async function runPushBench(o: PushBenchOptions): Promise<PushResult> {
       windowPeak = srv.rss();
       const cpu = srv.cpuSeconds();
       const generator = process.cpuUsage();
+      const endpointsCpu = endpoints.cpuSeconds();
       const machine = machineBusySeconds();
       const started = performance.now();
       await body();
@@ -360,6 +347,7 @@ export async function runPushBench(o: PushBenchOptions): Promise<PushResult> {
       const serverCpu = srv.cpuSeconds() - cpu;
       const gen = process.cpuUsage(generator);
       const genCpu = (gen.user + gen.system) / 1e6;
+      const epCpu = endpoints.cpuSeconds() - endpointsCpu;
       const rtts = load.rtts.sort((a, b) => a - b);
       const w: PushWindow = {
         kind,
@@ -370,7 +358,8 @@ export async function runPushBench(o: PushBenchOptions): Promise<PushResult> {
         rttP99Ms: percentile(rtts, 99),
         serverCpuShare: serverCpu / seconds,
         generatorCpuShare: genCpu / seconds,
-        otherCpuShare: Math.max(0, machineBusySeconds() - machine - serverCpu - genCpu) / seconds,
+        endpointsCpuShare: epCpu / seconds,
+        otherCpuShare: Math.max(0, machineBusySeconds() - machine - serverCpu - genCpu - epCpu) / seconds,
         serverPeakRssBytes: Math.max(windowPeak, srv.rss()),
       };
       windows.push(w);
@@ -428,11 +417,19 @@ export async function runPushBench(o: PushBenchOptions): Promise<PushResult> {
     for (const car of cars) car.close();
     await server?.stop();
     await store.close();
-    await Promise.all([fcm.close(), apns.close()]);
+    await endpoints.close();
   }
 }
 
-function sumWindows(ws: readonly PushWindow[]): { perSecond: number; serverCpu: number; generatorCpu: number; otherCpu: number; seconds: number; peak: number } {
+function sumWindows(ws: readonly PushWindow[]): {
+  perSecond: number;
+  serverCpu: number;
+  generatorCpu: number;
+  endpointsCpu: number;
+  otherCpu: number;
+  seconds: number;
+  peak: number;
+} {
   const seconds = ws.reduce((a, w) => a + w.seconds, 0);
   const total = (f: (w: PushWindow) => number): number => ws.reduce((a, w) => a + f(w) * w.seconds, 0) / seconds;
   return {
@@ -440,6 +437,7 @@ function sumWindows(ws: readonly PushWindow[]): { perSecond: number; serverCpu: 
     perSecond: total((w) => w.carMessagesPerSecond),
     serverCpu: total((w) => w.serverCpuShare),
     generatorCpu: total((w) => w.generatorCpuShare),
+    endpointsCpu: total((w) => w.endpointsCpuShare),
     otherCpu: total((w) => w.otherCpuShare),
     peak: Math.max(...ws.map((w) => w.serverPeakRssBytes)),
   };
@@ -461,9 +459,9 @@ export function reportPush(r: PushResult): string {
     ...r.bursts.map((b) => `    ingest, ${b.round}: ${burstLine(b)}`),
     `  deliveries/s over the bursts with ingest: ${fmt(deliveries / deliverSeconds)} (ceiling of ${r.concurrency} requests in flight per provider × 2 providers / ${r.delayMs} ms: ${fmt(ceiling)}/s)`,
     `  MP ingest alone: ${fmt(alone.perSecond)} car messages/s (${r.windows.filter((w) => w.kind === 'alone').length} windows, ${fmt(alone.seconds, 1)} s); server CPU ${pct(alone.serverCpu)}, ` +
-      `generator ${pct(alone.generatorCpu)}, other ${pct(alone.otherCpu)} of one core`,
+      `generator ${pct(alone.generatorCpu)}, endpoints ${pct(alone.endpointsCpu)}, other ${pct(alone.otherCpu)} of one core`,
     `  MP ingest during the bursts: ${fmt(during.perSecond)} car messages/s (${fmt(during.seconds, 1)} s): ${pct(share)} of alone; server CPU ${pct(during.serverCpu)}, ` +
-      `generator ${pct(during.generatorCpu)}, other ${pct(during.otherCpu)} of one core`,
+      `generator ${pct(during.generatorCpu)}, endpoints ${pct(during.endpointsCpu)}, other ${pct(during.otherCpu)} of one core`,
     `    per window (car messages/s): ${r.windows.map((w) => `${w.kind === 'alone' ? 'alone' : 'burst'} ${fmt(w.carMessagesPerSecond)}`).join(', ')}`,
     `    batch round trip alone p50 ${fmt(median(r.windows.filter((w) => w.kind === 'alone').map((w) => w.rttP50Ms)), 2)} ms / p99 ${fmt(median(r.windows.filter((w) => w.kind === 'alone').map((w) => w.rttP99Ms)), 2)} ms, ` +
       `during p50 ${fmt(median(r.windows.filter((w) => w.kind === 'burst').map((w) => w.rttP50Ms)), 2)} ms / p99 ${fmt(median(r.windows.filter((w) => w.kind === 'burst').map((w) => w.rttP99Ms)), 2)} ms (medians of the windows)`,

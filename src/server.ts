@@ -33,7 +33,8 @@ import { startMpListener, type MpListener } from './mp/listener.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/store.js';
 import { SERVER_VERSION } from './version.js';
-import { PushService, type PushConfig } from './push/push-service.js';
+import { PushService } from './push/push-service.js';
+import type { PushConfig } from './push/push-config.js';
 
 export interface ServerConfig {
   dataDir: string;
@@ -173,7 +174,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     onCreated: (file) => log.info({ file }, 'created a new database'),
   });
   const listeners = listenerSpecs(config, tls !== undefined);
-  const push = new PushService(store, config.push ?? {}, log, config.cluster?.nodeId ?? hostname(), () => Math.floor(Date.now() / 1000));
+  const push = new PushService(store, config.push ?? {}, log, { dataDir: config.dataDir, database: config.database, claimer: config.cluster?.nodeId ?? hostname() });
   const hubOptions: HubOptions = {
     serverVersion: SERVER_VERSION,
     messageHistorySeconds: config.messageHistory ?? 86400,

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { addConfigOption, parseBucket, parseCountIn } from '../config.js';
 import { VtsError } from '../errors.js';
 import type { PushProviderConfig } from '../push/providers.js';
-import { DEFAULT_PUSH_LIMIT, type PushConfig } from '../push/push-service.js';
+import { DEFAULT_PUSH_LIMIT, type PushConfig } from '../push/push-config.js';
 import { DEFAULT_DISPATCHER_OPTIONS as D } from '../push/dispatcher.js';
 
 /** The providers' options: the same names as the settings they give (src/push/providers.ts). */

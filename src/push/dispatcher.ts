@@ -42,6 +42,16 @@ export const DEFAULT_DISPATCHER_OPTIONS: Omit<DispatcherOptions, 'claimer'> = {
 
 /** How many deliveries one claim takes at most (a provider's batches are cut from them). */
 const MAX_CLAIM = 200;
+/**
+ * Deliveries claimed ahead, in rounds of the provider's slots: one claim serves many sends (a claim
+ * per send cost more CPU than the send), and the next round is at hand when slots free up.
+ */
+const ROUNDS_AHEAD = 2;
+/**
+ * Outcomes are recorded together, at most this long after the first (ms): a transaction each
+ * cost more than the statements in it. The claim holds the delivery meanwhile.
+ */
+const RECORD_DELAY_MS = 20;
 
 /** The outcome of a result: the retry policy. Pure: `now` in epoch seconds. */
 export function outcomeOf(item: DeliveryItem, result: SendResult, now: number, o: Omit<DispatcherOptions, 'claimer'>): AttemptOutcome {
@@ -72,11 +82,20 @@ export function outcomeOf(item: DeliveryItem, result: SendResult, now: number, o
 /** One provider's loop. */
 class ChannelLoop {
   private inFlight = 0;
-  private pumping = false;
+  /** Claimed and not sent yet, oldest first, with the end of their claim. */
+  private queue: { item: DeliveryItem; leaseUntil: number }[] = [];
+  /** The claim under way, if any. */
+  private claiming: Promise<void> | null = null;
   private again = false;
   private stopped = false;
   private readonly running = new Set<Promise<void>>();
   private readonly aborts = new Set<AbortController>();
+  /** Outcomes waiting to be recorded, in one transaction every RECORD_DELAY_MS. */
+  private outcomes: { item: DeliveryItem; outcome: AttemptOutcome }[] = [];
+  private recordTimer: NodeJS.Timeout | undefined;
+  private readonly recording = new Set<Promise<void>>();
+  /** Requests in flight allowed now (the concurrency, less while the server is busy: `pace`). */
+  private limit: number;
 
   constructor(
     private readonly provider: PushProvider,
@@ -84,17 +103,47 @@ class ChannelLoop {
     private readonly o: DispatcherOptions,
     private readonly log: Logger,
     private readonly seconds: () => number,
-  ) {}
+  ) {
+    this.limit = o.concurrency;
+  }
 
-  /** Claims and sends what is due, while slots are free. */
+  /** One round of the slots allowed now. */
+  private get round(): number {
+    return this.limit * this.provider.batchSize;
+  }
+
+  /** Sends with `share` of the concurrency from now on (at least one request). */
+  pace(share: number): void {
+    this.limit = Math.max(1, Math.round(this.o.concurrency * share));
+  }
+
+  /** Whether deliveries claimed ahead were never sent (their claims are let go at the stop). */
+  get holdsUnsent(): boolean {
+    return this.queue.length > 0;
+  }
+
+  /** Sends what was claimed while slots are free, and claims more when less than a round is left. */
   pump(): void {
     if (this.stopped) return;
-    if (this.pumping) {
+    this.sendQueued();
+    if (this.queue.length >= this.round) return;
+    if (this.claiming) {
       this.again = true;
       return;
     }
-    this.pumping = true;
-    void this.claimLoop().finally(() => (this.pumping = false));
+    this.claiming = this.claimLoop().finally(() => (this.claiming = null));
+  }
+
+  private sendQueued(): void {
+    const now = this.seconds();
+    while (this.inFlight < this.limit && this.queue.length > 0 && !this.stopped) {
+      const batch = this.queue.splice(0, this.provider.batchSize);
+      // a claim that would run out during the attempt (the pace slowed after it was made) is
+      // not used: when it has run out, the delivery is claimed again (here or on another node)
+      const held = batch.filter((q) => now + this.o.timeoutSeconds + 5 <= q.leaseUntil).map((q) => q.item);
+      if (held.length < batch.length) this.log.debug({ channel: this.provider.channel, dropped: batch.length - held.length }, 'push: claims too old to send on: left to run out');
+      if (held.length > 0) this.send(held);
+    }
   }
 
   private async claimLoop(): Promise<void> {
@@ -102,14 +151,15 @@ class ChannelLoop {
     try {
       do {
         this.again = false;
-        const free = o.concurrency - this.inFlight;
-        if (free <= 0 || this.stopped) return;
-        const max = Math.min(MAX_CLAIM, free * provider.batchSize);
+        const max = Math.min(MAX_CLAIM, ROUNDS_AHEAD * this.round) - this.queue.length;
+        if (max <= 0 || this.stopped) return;
         const now = this.seconds();
-        // the claim outlives the attempt (its timeout) and the recording of its outcome
-        const lease = now + 2 * o.timeoutSeconds + 5;
+        // the claim outlives the wait in the queue (at most ROUNDS_AHEAD attempts of the slot),
+        // the attempt (its timeout) and the recording of its outcome
+        const lease = now + (ROUNDS_AHEAD + 1) * o.timeoutSeconds + 5;
         const items = await this.store.claimDeliveries(provider.channel, max, now, o.claimer, lease);
-        for (let i = 0; i < items.length; i += provider.batchSize) this.send(items.slice(i, i + provider.batchSize));
+        for (const item of items) this.queue.push({ item, leaseUntil: lease });
+        this.sendQueued();
         if (items.length === max) this.again = true;
       } while (this.again);
     } catch (err) {
@@ -128,8 +178,7 @@ class ChannelLoop {
         this.log.error({ err, channel: this.provider.channel }, 'push: a provider failed');
         return batch.map(() => ({ kind: 'temporary', detail: 'internal error of the provider' }));
       })
-      .then((results) => Promise.all(batch.map((item, i) => this.finish(item, results[i] ?? { kind: 'temporary', detail: 'no result' }))))
-      .then(() => undefined)
+      .then((results) => batch.forEach((item, i) => this.finish(item, results[i] ?? { kind: 'temporary', detail: 'no result' })))
       .finally(() => {
         clearTimeout(timer);
         this.aborts.delete(abort);
@@ -140,25 +189,44 @@ class ChannelLoop {
     this.running.add(done);
   }
 
-  private async finish(item: DeliveryItem, result: SendResult): Promise<void> {
-    const now = this.seconds();
-    const outcome = outcomeOf(item, result, now, this.o);
-    const channel = this.provider.channel;
+  /** The outcome of an attempt, recorded with the others that come within RECORD_DELAY_MS. */
+  private finish(item: DeliveryItem, result: SendResult): void {
+    const outcome = outcomeOf(item, result, this.seconds(), this.o);
     const level = outcome.state === 'delivered' || outcome.state === 'receipt' ? 'debug' : 'info';
-    this.log[level]({ channel, vehicle: item.vehicleId, delivery: item.id, state: outcome.state, detail: outcome.detail }, 'push: attempt');
-    try {
-      const held = await this.store.finishAttempt(item.id, this.o.claimer, now, outcome);
-      if (!held) this.log.warn({ channel, delivery: item.id }, 'push: the claim of a delivery expired before its attempt ended (another node may send it again)');
-    } catch (err) {
-      this.log.error({ err, channel, delivery: item.id }, 'push: recording an attempt failed (the delivery is tried again when its claim expires)');
-    }
+    this.log[level]({ channel: this.provider.channel, vehicle: item.vehicleId, delivery: item.id, state: outcome.state, detail: outcome.detail }, 'push: attempt');
+    if (this.outcomes.push({ item, outcome }) === 1) this.recordTimer = setTimeout(() => this.record(), RECORD_DELAY_MS);
   }
 
-  /** Stops claiming, aborts what is in flight and waits until its outcomes are recorded. */
+  private record(): void {
+    clearTimeout(this.recordTimer);
+    const list = this.outcomes;
+    this.outcomes = [];
+    if (list.length === 0) return;
+    const channel = this.provider.channel;
+    const attempts = list.map(({ item, outcome }) => ({ id: item.id, outcome }));
+    // the claim is still held until this commits: nobody sends the delivery again meanwhile
+    const done = this.store.finishAttempts(this.o.claimer, this.seconds(), attempts).then(
+      (held) => {
+        held.forEach((h, i) => {
+          if (!h) this.log.warn({ channel, delivery: attempts[i]!.id }, 'push: the claim of a delivery expired before its attempt ended (another node may send it again)');
+        });
+      },
+      (err: unknown) => this.log.error({ err, channel, deliveries: attempts.length }, 'push: recording attempts failed (the deliveries are tried again when their claims expire)'),
+    );
+    const tracked = done.finally(() => this.recording.delete(tracked));
+    this.recording.add(tracked);
+  }
+
+  /**
+   * Stops claiming and sending, aborts what is in flight and waits until its outcomes are
+   * recorded. Deliveries claimed ahead stay claimed: the dispatcher lets them go.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     for (const a of this.aborts) a.abort();
-    await Promise.allSettled([...this.running]);
+    await Promise.allSettled([...this.running, this.claiming]);
+    this.record();
+    await Promise.allSettled([...this.recording]);
   }
 }
 
@@ -190,6 +258,15 @@ export class Dispatcher {
     this.kick();
   }
 
+  /**
+   * Sends with `share` (0–1] of each provider's concurrency: the server's event loop is busy
+   * (src/push/delivery-thread.ts), and the cars and apps go first.
+   */
+  pace(share: number): void {
+    for (const loop of this.loops.values()) loop.pace(share);
+    if (this.timer) this.kick();
+  }
+
   /** Looks for due deliveries now (after a notification was written). */
   kick(channel?: Channel): void {
     if (channel) this.loops.get(channel)?.pump();
@@ -198,6 +275,12 @@ export class Dispatcher {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    await Promise.all([...this.loops.values()].map((l) => l.stop()));
+    const loops = [...this.loops.values()];
+    await Promise.all(loops.map((l) => l.stop()));
+    // what was claimed ahead and never sent goes back to the outbox now, not when the leases run out
+    if (!loops.some((l) => l.holdsUnsent)) return;
+    await this.store.releaseClaims(this.o.claimer).catch((err: unknown) => {
+      this.log.warn({ err }, 'push: letting go of unsent deliveries failed (they are taken again when their leases run out)');
+    });
   }
 }

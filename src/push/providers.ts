@@ -75,12 +75,28 @@ export function buildProviders(c: PushProviderConfig, deps: ProviderDeps): Provi
   return set;
 }
 
+/** What a ProviderSet turned on and off, as data (it crosses from the delivery thread). */
+export interface ProviderReport {
+  on: { channel: Channel; description: string }[];
+  off: [Channel, string][];
+  broken: [Channel, string][];
+}
+
+export function providerReport(set: ProviderSet): ProviderReport {
+  return {
+    on: set.providers.map((p) => ({ channel: p.channel, description: p.description })),
+    off: [...set.off],
+    broken: [...set.broken],
+  };
+}
+
 /** Says once what is on and off: one line per provider. */
-export function reportProviders(set: ProviderSet, log: ProviderDeps['log']): void {
-  for (const p of set.providers) log.info({ channel: p.channel }, `push: ${p.channel} ${p.description}`);
-  for (const [channel, why] of set.off) {
-    const broken = set.broken.get(channel);
-    if (broken) log.error({ channel }, `push: ${channel} is off: ${broken}`);
+export function reportProviders(report: ProviderReport, log: ProviderDeps['log']): void {
+  for (const p of report.on) log.info({ channel: p.channel }, `push: ${p.channel} ${p.description}`);
+  const broken = new Map(report.broken);
+  for (const [channel, why] of report.off) {
+    const wrong = broken.get(channel);
+    if (wrong) log.error({ channel }, `push: ${channel} is off: ${wrong}`);
     else log.info({ channel }, `push: ${why}`);
   }
 }

@@ -1,85 +1,96 @@
 /**
  * The push service: the hub's Notifier. It writes each notification to the store's outbox (with
- * the vehicle's rate limit) and wakes the dispatcher, which delivers it through the providers.
- * A node of a cluster writes the notifications of its own cars; every node works off the shared
- * outbox, each delivery on one node at a time.
+ * the vehicle's rate limit) and wakes the delivery thread (src/push/delivery-thread.ts), whose
+ * dispatcher delivers it through the providers. A node of a cluster writes the notifications of
+ * its own cars; every node works off the shared outbox, each delivery on one node at a time.
  */
 import type { Logger } from 'pino';
+import type { Channel } from '../core/push/channels.js';
 import type { Notifier, PushNotification } from '../hub/notifier.js';
 import type { Store } from '../store/store.js';
 import type { NotificationRules } from '../store/push-store.js';
-import { DEFAULT_DISPATCHER_OPTIONS, Dispatcher, type DispatcherOptions } from './dispatcher.js';
-import { buildProviders, reportProviders, type PushProviderConfig, type ProviderSet } from './providers.js';
-
-export interface PushConfig extends PushProviderConfig {
-  /** The vehicle's rate limit: notifications at once, and per minute after (0/0: no limit). Default 10/1. */
-  limit?: { burst: number; perMinute: number };
-  /** Seconds before the first retry (doubling). */
-  retrySeconds?: number;
-  /** Seconds after which a delivery is given up. */
-  giveUpSeconds?: number;
-  /** Seconds one attempt may take. */
-  timeoutSeconds?: number;
-  /** Seconds after which Expo's receipts are checked. */
-  receiptDelaySeconds?: number;
-  /** How often the outbox is looked at for due deliveries (ms). */
-  pollMs?: number;
-  /** Extra trusted CA certificates (PEM) for the providers' TLS endpoints (tests). */
-  ca?: string;
-}
-
-export const DEFAULT_PUSH_LIMIT = { burst: 10, perMinute: 1 };
+import { DeliveryThread } from './delivery-thread.js';
+import { DEFAULT_PUSH_LIMIT, type PushConfig } from './push-config.js';
+import { reportProviders } from './providers.js';
 
 /** Notifications are kept at least this long (the history the API and dashboard show). */
 const MIN_KEEP_SECONDS = 7 * 86400;
 const PURGE_BATCH = 1000;
 
+/** Where the delivery thread finds the server's database, and who it claims as. */
+export interface DeliveryPlace {
+  dataDir: string;
+  database: string | undefined;
+  claimer: string;
+}
+
 export class PushService implements Notifier {
-  private readonly dispatcher: Dispatcher;
+  private readonly thread: DeliveryThread;
   private readonly rules: NotificationRules;
-  private readonly providers: ProviderSet;
+  /** The channels that are off, as the delivery thread found them. */
+  private readonly off = new Map<Channel, string>();
+  /** Channels with new deliveries, told to the thread at the end of the turn. */
+  private readonly toKick = new Set<Channel>();
+  /** Settles once the thread has said which providers are off (the outbox skips them). */
+  private ready: Promise<void>;
+  private markReady!: () => void;
 
   constructor(
     private readonly store: Store,
     config: PushConfig,
     private readonly log: Logger,
-    claimer: string,
-    private readonly seconds: () => number,
+    place: DeliveryPlace,
   ) {
-    this.providers = buildProviders(config, { log, now: () => seconds() * 1000, ...(config.ca ? { ca: config.ca } : {}) });
-    reportProviders(this.providers, log);
     const limit = config.limit ?? DEFAULT_PUSH_LIMIT;
     this.rules = {
-      off: this.providers.off,
+      off: this.off,
       limit: { burst: limit.burst, intervalSeconds: limit.perMinute > 0 ? 60 / limit.perMinute : 0 },
       push: true,
     };
-    const d = DEFAULT_DISPATCHER_OPTIONS;
-    const o: DispatcherOptions = {
-      ...d,
-      claimer,
-      retryFirstSeconds: config.retrySeconds ?? d.retryFirstSeconds,
-      giveUpSeconds: config.giveUpSeconds ?? d.giveUpSeconds,
-      timeoutSeconds: config.timeoutSeconds ?? d.timeoutSeconds,
-      receiptDelaySeconds: config.receiptDelaySeconds ?? d.receiptDelaySeconds,
-      pollMs: config.pollMs ?? d.pollMs,
-    };
-    this.dispatcher = new Dispatcher(this.providers.providers, store.push, o, log, seconds);
+    this.ready = new Promise<void>((resolve) => (this.markReady = resolve));
+    this.thread = new DeliveryThread({ config, dataDir: place.dataDir, database: place.database, claimer: place.claimer, logLevel: log.level }, log);
   }
 
-  start(): Promise<void> {
-    return this.dispatcher.start();
+  /**
+   * Starts the delivery thread and says which providers are on. A thread that cannot start is
+   * logged and the server goes on: notifications are still written, and delivered by the next start.
+   */
+  async start(): Promise<void> {
+    try {
+      const report = await this.thread.start();
+      reportProviders(report, this.log);
+      for (const [channel, why] of report.off) this.off.set(channel, why);
+    } catch (err) {
+      this.log.error({ err: err instanceof Error ? err.message : String(err) }, 'push: the delivery thread did not start: notifications are kept in the outbox, not delivered');
+    } finally {
+      this.markReady();
+    }
   }
 
   submit(n: PushNotification): void {
     const rules = n.push ? this.rules : { ...this.rules, push: false };
-    this.store.push.addNotification(n, rules).then(
-      (added) => {
-        if (added.limited) this.log.info({ vehicle: n.vehicleId, notification: added.id }, 'push: over the vehicle\'s rate limit: recorded, not sent');
-        if (added.pending > 0) this.dispatcher.kick();
-      },
-      (err: unknown) => this.log.error({ err, vehicle: n.vehicleId }, 'push: writing a notification to the outbox failed: it is not delivered'),
-    );
+    this.ready
+      .then(() => this.store.push.addNotification(n, rules))
+      .then(
+        (added) => {
+          if (added.limited) this.log.info({ vehicle: n.vehicleId, notification: added.id }, "push: over the vehicle's rate limit: recorded, not sent");
+          this.kick(added.channels);
+        },
+        (err: unknown) => this.log.error({ err, vehicle: n.vehicleId }, 'push: writing a notification to the outbox failed: it is not delivered'),
+      );
+  }
+
+  /** Wakes the delivery thread for these channels: once per event-loop turn, for all the turn's notifications. */
+  private kick(channels: readonly Channel[]): void {
+    if (channels.length === 0) return;
+    if (this.toKick.size === 0) {
+      setImmediate(() => {
+        const list = [...this.toKick];
+        this.toKick.clear();
+        this.thread.kick(list);
+      });
+    }
+    for (const c of channels) this.toKick.add(c);
   }
 
   /** Deletes notifications older than the history keeps (and at least a week). */
@@ -90,9 +101,9 @@ export class PushService implements Notifier {
     }
   }
 
-  /** Stops sending (what is in flight ends as a temporary failure, tried again later) and closes the providers. */
+  /** Stops sending (what is in flight ends as a temporary failure, tried again later). */
   async stop(): Promise<void> {
-    await this.dispatcher.stop();
-    await Promise.allSettled(this.providers.providers.map((p) => p.close()));
+    this.markReady();
+    await this.thread.stop();
   }
 }

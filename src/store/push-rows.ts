@@ -82,6 +82,12 @@ export interface PlannedDelivery {
   detail: string;
 }
 
+/** The deliveries of a plan to send now: how many, and their channels (each once). */
+export function pendingOf(plan: readonly { channel: Channel; state: string }[]): { pending: number; channels: Channel[] } {
+  const pending = plan.filter((p) => p.state === 'pending');
+  return { pending: pending.length, channels: [...new Set(pending.map((p) => p.channel))] };
+}
+
 /**
  * One delivery per subscription whose push type maps to a channel (in the order given: by app
  * id), then one per target of the owner (by id); those of a channel that is off are skipped.

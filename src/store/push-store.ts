@@ -49,6 +49,8 @@ export interface AddedNotification {
   limited: boolean;
   /** Deliveries made in state `pending` (to send now). */
   pending: number;
+  /** The channels of those deliveries, each once. */
+  channels: Channel[];
 }
 
 /**
@@ -149,6 +151,12 @@ export interface SubscriptionStatus extends PushSubscription {
   lastTime: number | null;
 }
 
+/** An attempt's outcome, for `finishAttempts`. */
+export interface FinishedAttempt {
+  id: number;
+  outcome: AttemptOutcome;
+}
+
 /** Where a direct send went (`vts push test`): a subscription or a user target. */
 export type ResultRef = { ownerId: number; vehicleId: string; appId: string; address: string } | { targetId: number };
 
@@ -182,6 +190,8 @@ export interface PushStore {
    * still held).
    */
   finishAttempt(id: number, claimer: string, time: number, outcome: AttemptOutcome): Promise<boolean>;
+  /** `finishAttempt` of several deliveries in one transaction: an answer each, in order. */
+  finishAttempts(claimer: string, time: number, attempts: readonly FinishedAttempt[]): Promise<boolean[]>;
   /**
    * Lets go of every claim `claimer` holds (a node that starts again under the same id takes back
    * at once what it held when it died, instead of waiting for the leases); returns how many.

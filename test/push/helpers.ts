@@ -4,7 +4,7 @@
  */
 import type { TestContext } from 'node:test';
 import type { ServerConfig } from '../../src/server.js';
-import type { PushConfig } from '../../src/push/push-service.js';
+import type { PushConfig } from '../../src/push/push-config.js';
 import type { NotificationView } from '../../src/store/push-store.js';
 import { startApnsEndpoint, type ApnsEndpoint } from '../support/push/apns-endpoint.js';
 import { startFcmEndpoint, type FcmEndpoint } from '../support/push/fcm-endpoint.js';

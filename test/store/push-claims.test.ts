@@ -118,6 +118,28 @@ test('finishAttempt: each outcome sets the state, counts the attempt and release
   assert.equal((await store.push.listTargets(owner.id)).length, 1);
 });
 
+test('finishAttempts records several outcomes in one go, an answer each in order; one not held changes nothing of the others', async (t) => {
+  const { store } = await freshStore(t);
+  const { owner } = await seed(store);
+  await subscribe(store, owner.id, { appId: 'app', pushType: 'fcm', key: 'ftok' });
+  for (const text of ['one', 'two', 'three']) await notify(store, owner.id, 100, RULES, 'DEMO1', text);
+  const [a, b, c] = await store.push.claimDeliveries('fcm', 10, 100, 'node-a', 130);
+  // the leases run out; node-b takes the oldest
+  const [taken] = await store.push.claimDeliveries('fcm', 1, 130, 'node-b', 200);
+  assert.equal(taken?.id, a!.id, 'the oldest expired claim');
+  const held = await store.push.finishAttempts('node-a', 131, [
+    { id: c!.id, outcome: { state: 'delivered', detail: 'HTTP 200' } },
+    { id: a!.id, outcome: { state: 'delivered', detail: 'late' } },
+    { id: b!.id, outcome: { state: 'pending', detail: 'HTTP 503', nextAt: 500 } },
+  ]);
+  assert.deepEqual(held, [true, false, true]);
+  assert.deepEqual(await store.push.finishAttempts('node-a', 132, []), []);
+  const states = new Map((await store.push.listNotifications(owner.id, 'DEMO1', 10)).map((n) => [n.text, n.deliveries[0]!]));
+  assert.deepEqual([states.get('one')!.state, states.get('one')!.attempts], ['pending', []], 'node-b holds it: nothing recorded');
+  assert.deepEqual([states.get('two')!.state, states.get('two')!.attempts.map((x) => x.detail)], ['pending', ['HTTP 503']]);
+  assert.deepEqual([states.get('three')!.state, states.get('three')!.attempts.map((x) => x.detail)], ['delivered', ['HTTP 200']]);
+});
+
 test('a subscription that went away, went inactive or changed its channel before the send ends its delivery as removed; a resubscribed token gets it at its new key; a removed target too', async (t) => {
   const { store } = await freshStore(t);
   const { owner } = await seed(store);

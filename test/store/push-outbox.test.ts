@@ -52,7 +52,7 @@ test('a notification gets one delivery per active subscription of its owner and 
   await store.push.addTarget(other.id, 'webhook', 'https://hooks.example/other', '', 52);
 
   const added = await store.push.addNotification({ ownerId: owner.id, vehicleId: 'demo1', alertType: 'A', text: 'Alarm sounding', time: 1000 }, RULES);
-  assert.deepEqual(added, { id: added.id, limited: false, pending: 7 });
+  assert.deepEqual(added, { id: added.id, limited: false, pending: 7, channels: ['apns', 'fcm', 'expo', 'mail', 'webhook', 'ntfy'] });
 
   const [view, ...more] = await store.push.listNotifications(owner.id, undefined, 10);
   assert.deepEqual(more, []);
@@ -101,9 +101,9 @@ test('a channel that is off: its deliveries are skipped with one attempt saying 
 
   const r = rules({ off: [['apns', 'apns is off: no --apns-key'], ['webhook', 'webhook is off']], burst: 1, intervalSeconds: 3600 });
   const dmc = await notify(store, owner.id, 100, { ...r, push: false });
-  assert.deepEqual(dmc, { id: dmc.id, limited: false, pending: 0 });
+  assert.deepEqual(dmc, { id: dmc.id, limited: false, pending: 0, channels: [] });
   const added = await notify(store, owner.id, 200, r);
-  assert.deepEqual(added, { id: added.id, limited: false, pending: 1 }, 'the DMC alert took no token');
+  assert.deepEqual(added, { id: added.id, limited: false, pending: 1, channels: ['fcm'] }, 'the DMC alert took no token');
 
   const [n2, n1] = await store.push.listNotifications(owner.id, 'DEMO1', 10);
   assert.deepEqual(n1!.deliveries, []);

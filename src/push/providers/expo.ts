@@ -7,6 +7,7 @@
  */
 import { vehicleLabel } from '../../core/push/message.js';
 import type { DeliveryItem, ProviderDeps, PushProvider, SendResult } from '../provider.js';
+import { httpPoster, type HttpAnswer } from './http-post.js';
 import { requestFailed, retryAfterSeconds, statusResult } from './http-result.js';
 
 export interface ExpoSettings {
@@ -83,33 +84,35 @@ function requestErrors(body: unknown): string | undefined {
   return oneLine(code !== '' && message !== '' ? `${code}: ${message}` : code || message || 'error');
 }
 
+/** The most of an answer read (bytes): tickets and receipts of a request of 90 messages fit many times. */
+const MAX_ANSWER = 1024 * 1024;
+
 type Answer = { ok: true; body: unknown; status: number } | { ok: false; result: SendResult };
 
 export function createExpoProvider(s: ExpoSettings, deps: ProviderDeps): PushProvider {
   const base = (s.url ?? EXPO_DEFAULT_URL).replace(/\/+$/, '');
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (s.accessToken) headers.authorization = `Bearer ${s.accessToken}`;
+  const http = httpPoster(MAX_ANSWER);
 
   /** One POST with its answer parsed, or the result for every item of a request that failed as a whole. */
   async function post(path: string, body: unknown, signal: AbortSignal): Promise<Answer> {
-    let res: Response;
-    let text: string;
+    let res: HttpAnswer;
     try {
-      res = await fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body), signal, redirect: 'manual' });
-      text = await res.text();
+      res = await http.post(`${base}${path}`, headers, JSON.stringify(body), signal);
     } catch (err) {
       return { ok: false, result: requestFailed(err, signal) };
     }
     let parsed: unknown;
     try {
-      parsed = text === '' ? undefined : JSON.parse(text);
+      parsed = res.body === '' ? undefined : JSON.parse(res.body);
     } catch {
       parsed = undefined;
     }
     if (res.status < 200 || res.status > 299) {
       const why = requestErrors(parsed);
       const detail = `HTTP ${res.status}${why ? `: ${why}` : ''}`;
-      return { ok: false, result: statusResult(res.status, detail, retryAfterSeconds(res.headers.get('retry-after'), deps.now())) };
+      return { ok: false, result: statusResult(res.status, detail, retryAfterSeconds(res.header('retry-after'), deps.now())) };
     }
     if (parsed === undefined) return { ok: false, result: { kind: 'temporary', detail: `HTTP ${res.status} without a JSON answer` } };
     return { ok: true, body: parsed, status: res.status };
@@ -186,7 +189,7 @@ export function createExpoProvider(s: ExpoSettings, deps: ProviderDeps): PushPro
       return results;
     },
     async close() {
-      // fetch keeps no connection of its own to close
+      http.close();
     },
   };
 }

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { VtsError } from '../../errors.js';
 import type { DeliveryItem, ProviderDeps, PushProvider, SendResult } from '../provider.js';
 import { fitText } from './apns.js';
+import { httpPoster, type HttpAnswer } from './http-post.js';
 import { requestFailed, retryAfterSeconds, statusResult } from './http-result.js';
 import { loadRsaKey, signJwt, type JwtHeader } from './jwt.js';
 
@@ -200,11 +201,6 @@ function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T |
   });
 }
 
-async function readText(res: Response): Promise<string> {
-  const text = await res.text();
-  return text.length > MAX_ANSWER ? text.slice(0, MAX_ANSWER) : text;
-}
-
 export function createFcmProvider(s: FcmSettings, deps: ProviderDeps): PushProvider {
   const account = readServiceAccount(s.serviceAccountFile);
   const base = s.url !== undefined && s.url !== '' ? s.url.replace(/\/+$/, '') : FCM_DEFAULT_URL;
@@ -212,6 +208,7 @@ export function createFcmProvider(s: FcmSettings, deps: ProviderDeps): PushProvi
   const sendUrl = `${base}/v1/projects/${encodeURIComponent(account.projectId)}/messages:send`;
   let cached: { token: string; until: number } | undefined;
   let pending: Promise<Access> | undefined;
+  const http = httpPoster(MAX_ANSWER);
 
   async function exchange(): Promise<Access> {
     const startedAt = deps.now();
@@ -224,22 +221,20 @@ export function createFcmProvider(s: FcmSettings, deps: ProviderDeps): PushProvi
       account.privateKey,
     );
     const signal = AbortSignal.timeout(EXCHANGE_TIMEOUT_MS);
-    let res: Response;
-    let body: string;
+    let res: HttpAnswer;
     try {
-      res = await fetch(account.tokenUri, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-        body: new URLSearchParams({ grant_type: JWT_BEARER_GRANT, assertion }).toString(),
+      res = await http.post(
+        account.tokenUri,
+        { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        new URLSearchParams({ grant_type: JWT_BEARER_GRANT, assertion }).toString(),
         signal,
-      });
-      body = await readText(res);
+      );
     } catch (err) {
       const failed = requestFailed(err, signal);
       return { ok: false, result: { ...failed, detail: `OAuth token exchange: ${failed.detail}` } };
     }
-    const doc = parseJson(body);
-    if (res.ok) {
+    const doc = parseJson(res.body);
+    if (res.status >= 200 && res.status <= 299) {
       const token = doc?.access_token;
       const expiresIn = typeof doc?.expires_in === 'number' ? doc.expires_in : Number(doc?.expires_in ?? 3600);
       if (typeof token !== 'string' || token === '' || !Number.isFinite(expiresIn)) {
@@ -251,7 +246,7 @@ export function createFcmProvider(s: FcmSettings, deps: ProviderDeps): PushProvi
     const error = typeof doc?.error === 'string' ? doc.error : '';
     const description = typeof doc?.error_description === 'string' ? oneLine(doc.error_description) : '';
     const what = `OAuth token exchange: ${res.status}${error ? ` ${oneLine(error, 60)}` : ''}${description ? `: ${description}` : ''}`;
-    return { ok: false, result: statusResult(res.status, what, retryAfterSeconds(res.headers.get('retry-after'), deps.now())) };
+    return { ok: false, result: statusResult(res.status, what, retryAfterSeconds(res.header('retry-after'), deps.now())) };
   }
 
   /** The cached access token, or the one the exchange under way (or a new one) brings. */
@@ -300,14 +295,9 @@ export function createFcmProvider(s: FcmSettings, deps: ProviderDeps): PushProvi
     if (access === 'aborted') return { kind: 'temporary', detail: 'no answer in time' };
     if (!access.ok) return access.result;
     try {
-      const res = await fetch(sendUrl, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${access.token}`, 'content-type': 'application/json; charset=utf-8' },
-        body: fcmPayload(item),
-        signal,
-      });
-      const body = await readText(res);
-      return answer(res.status, body, retryAfterSeconds(res.headers.get('retry-after'), deps.now()), access.token);
+      const headers = { authorization: `Bearer ${access.token}`, 'content-type': 'application/json; charset=utf-8' };
+      const res = await http.post(sendUrl, headers, fcmPayload(item), signal);
+      return answer(res.status, res.body, retryAfterSeconds(res.header('retry-after'), deps.now()), access.token);
     } catch (err) {
       return requestFailed(err, signal);
     }
@@ -322,6 +312,7 @@ export function createFcmProvider(s: FcmSettings, deps: ProviderDeps): PushProvi
     },
     async close() {
       cached = undefined;
+      http.close();
     },
   };
 }

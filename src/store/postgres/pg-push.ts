@@ -17,6 +17,7 @@ import type {
   AddedNotification,
   AttemptOutcome,
   DeliveryItem,
+  FinishedAttempt,
   NewNotification,
   NotificationRules,
   NotificationView,
@@ -33,6 +34,7 @@ import {
   claimVerdict,
   historySql,
   outcomeColumns,
+  pendingOf,
   planDeliveries,
   rowLimit,
   takeToken,
@@ -74,6 +76,35 @@ const REMOVE_SUBSCRIPTION_AT =
 
 /** A claim's or an attempt's commit need not wait for the disk (see the top of the file). */
 const RELAXED = 'SET LOCAL synchronous_commit = off';
+
+/** One attempt of `finishAttempts`, in its transaction. */
+async function finishOne(c: PoolClient, id: number, claimer: string, time: number, o: AttemptOutcome): Promise<boolean> {
+  const r = (
+    await c.query<FinishRow>(
+      `SELECT d.claimed_by, d.receipt, d.app_id, d.target_id, d.address, n.owner_id, n.vehicle_id
+       FROM push_deliveries d JOIN push_notifications n ON n.id = d.notification_id WHERE d.id = $1 FOR UPDATE OF d`,
+      [id],
+    )
+  ).rows[0];
+  if (!r || r.claimed_by !== claimer) return false;
+  const cols = outcomeColumns(o, r.receipt);
+  await c.query(
+    `WITH done AS (
+       UPDATE push_deliveries SET state = $2, next_at = coalesce($3, next_at), receipt = $4, attempts = attempts + 1,
+         claimed_by = NULL, claimed_until = 0
+       WHERE id = $1
+     )
+     INSERT INTO push_attempts (delivery_id, time, state, detail) VALUES ($1, $5, $2, $6)`,
+    [id, o.state, cols.nextAt, cols.receipt, time, o.detail],
+  );
+  if (r.target_id !== 0) {
+    await c.query(NOTE_TARGET, [o.detail, time, r.target_id]);
+  } else {
+    await c.query(NOTE_SUBSCRIPTION, [o.detail, time, r.owner_id, r.vehicle_id, r.app_id]);
+    if (o.state === 'removed') await c.query(REMOVE_SUBSCRIPTION_AT, [r.owner_id, r.vehicle_id, r.app_id, r.address]);
+  }
+  return true;
+}
 
 export class PgPushStore implements PushStore {
   constructor(private readonly db: PgAccess) {}
@@ -148,7 +179,7 @@ export class PgPushStore implements PushStore {
             throw err;
           })
       ).rows[0]!.id;
-      if (limited || !rules.push) return { id, limited, pending: 0 };
+      if (limited || !rules.push) return { id, limited, pending: 0, channels: [] };
 
       const subscriptions = await c.query<ActiveSubscriptionRow>(
         `SELECT app_id, push_type, push_key_value FROM push_subscriptions
@@ -159,7 +190,7 @@ export class PgPushStore implements PushStore {
         n.ownerId,
       ]);
       const plan = planDeliveries(subscriptions.rows, targets.rows, rules);
-      if (plan.length === 0) return { id, limited: false, pending: 0 };
+      if (plan.length === 0) return { id, limited: false, pending: 0, channels: [] };
       const made = await c.query<{ id: number; app_id: string; target_id: number }>(
         `INSERT INTO push_deliveries (notification_id, channel, app_id, target_id, state, next_at)
          SELECT $1, x.channel, x.app_id, x.target_id, x.state, $2
@@ -169,18 +200,14 @@ export class PgPushStore implements PushStore {
         [id, n.time, plan.map((p) => p.channel), plan.map((p) => p.appId), plan.map((p) => p.targetId), plan.map((p) => p.state)],
       );
       const ids = new Map(made.rows.map((r) => [`${r.target_id}\0${r.app_id}`, r.id]));
-      let pending = 0;
       for (const p of plan) {
-        if (p.state === 'pending') {
-          pending++;
-          continue;
-        }
+        if (p.state === 'pending') continue;
         const did = ids.get(`${p.targetId}\0${p.appId}`)!;
         await c.query("INSERT INTO push_attempts (delivery_id, time, state, detail) VALUES ($1, $2, 'skipped', $3)", [did, n.time, p.detail]);
         if (p.targetId !== 0) await c.query(NOTE_TARGET, [p.detail, n.time, p.targetId]);
         else await c.query(NOTE_SUBSCRIPTION, [p.detail, n.time, n.ownerId, vid, p.appId]);
       }
-      return { id, limited: false, pending };
+      return { id, limited: false, ...pendingOf(plan) };
     });
   }
 
@@ -237,33 +264,18 @@ export class PgPushStore implements PushStore {
   }
 
   async finishAttempt(id: number, claimer: string, time: number, o: AttemptOutcome): Promise<boolean> {
+    return (await this.finishAttempts(claimer, time, [{ id, outcome: o }]))[0]!;
+  }
+
+  async finishAttempts(claimer: string, time: number, attempts: readonly FinishedAttempt[]): Promise<boolean[]> {
+    if (attempts.length === 0) return [];
     return this.db.transaction(async (c) => {
       await c.query(RELAXED);
-      const r = (
-        await c.query<FinishRow>(
-          `SELECT d.claimed_by, d.receipt, d.app_id, d.target_id, d.address, n.owner_id, n.vehicle_id
-           FROM push_deliveries d JOIN push_notifications n ON n.id = d.notification_id WHERE d.id = $1 FOR UPDATE OF d`,
-          [id],
-        )
-      ).rows[0];
-      if (!r || r.claimed_by !== claimer) return false;
-      const cols = outcomeColumns(o, r.receipt);
-      await c.query(
-        `WITH done AS (
-           UPDATE push_deliveries SET state = $2, next_at = coalesce($3, next_at), receipt = $4, attempts = attempts + 1,
-             claimed_by = NULL, claimed_until = 0
-           WHERE id = $1
-         )
-         INSERT INTO push_attempts (delivery_id, time, state, detail) VALUES ($1, $5, $2, $6)`,
-        [id, o.state, cols.nextAt, cols.receipt, time, o.detail],
-      );
-      if (r.target_id !== 0) {
-        await c.query(NOTE_TARGET, [o.detail, time, r.target_id]);
-      } else {
-        await c.query(NOTE_SUBSCRIPTION, [o.detail, time, r.owner_id, r.vehicle_id, r.app_id]);
-        if (o.state === 'removed') await c.query(REMOVE_SUBSCRIPTION_AT, [r.owner_id, r.vehicle_id, r.app_id, r.address]);
-      }
-      return true;
+      const held: boolean[] = [];
+      // in id order: two nodes finishing overlapping sets lock their rows in the same order
+      const order = attempts.map((a, i) => ({ a, i })).sort((x, y) => x.a.id - y.a.id);
+      for (const { a, i } of order) held[i] = await finishOne(c, a.id, claimer, time, a.outcome);
+      return held;
     });
   }
 

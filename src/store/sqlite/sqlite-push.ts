@@ -21,6 +21,7 @@ import type {
   AddedNotification,
   AttemptOutcome,
   DeliveryItem,
+  FinishedAttempt,
   NewNotification,
   NotificationRules,
   NotificationView,
@@ -37,6 +38,7 @@ import {
   claimVerdict,
   historySql,
   outcomeColumns,
+  pendingOf,
   planDeliveries,
   rowLimit,
   takeToken,
@@ -174,7 +176,7 @@ export class SqlitePushStore implements PushStore {
   private readonly s: Statements;
   private readonly addTx: (n: NewNotification, rules: NotificationRules) => AddedNotification;
   private readonly claimTx: (channel: Channel, max: number, now: number, claimer: string, leaseUntil: number) => DeliveryItem[];
-  private readonly finishTx: (id: number, claimer: string, time: number, outcome: AttemptOutcome) => boolean;
+  private readonly finishTx: (claimer: string, time: number, attempts: readonly FinishedAttempt[]) => boolean[];
   private readonly recordTx: (ref: ResultRef, time: number, detail: string, remove: boolean) => void;
 
   /** `open` throws VTS_ERR_STORE_CLOSED once the store is closed. */
@@ -200,19 +202,16 @@ export class SqlitePushStore implements PushStore {
         if (isForeignKeyViolation(err)) throw new VtsError('VTS_ERR_UNKNOWN_USER', `owner id ${n.ownerId}`);
         throw err;
       }
-      if (limited || !rules.push) return { id, limited, pending: 0 };
-      let pending = 0;
-      for (const p of planDeliveries(s.activeSubscriptions.all(n.ownerId, vid), s.listTargets.all(n.ownerId), rules)) {
+      if (limited || !rules.push) return { id, limited, pending: 0, channels: [] };
+      const plan = planDeliveries(s.activeSubscriptions.all(n.ownerId, vid), s.listTargets.all(n.ownerId), rules);
+      for (const p of plan) {
         const did = s.addDelivery.get(id, p.channel, p.appId, p.targetId, p.state, n.time)!.id;
-        if (p.state === 'pending') {
-          pending++;
-          continue;
-        }
+        if (p.state === 'pending') continue;
         s.addAttempt.run(did, n.time, 'skipped', p.detail);
         if (p.targetId !== 0) s.noteTarget.run(p.detail, n.time, p.targetId);
         else s.noteSubscription.run(p.detail, n.time, n.ownerId, vid, p.appId);
       }
-      return { id, limited: false, pending };
+      return { id, limited: false, ...pendingOf(plan) };
     }).immediate;
 
     this.claimTx = db.transaction((channel: Channel, max: number, now: number, claimer: string, leaseUntil: number) => {
@@ -239,7 +238,7 @@ export class SqlitePushStore implements PushStore {
       return out;
     }).immediate;
 
-    this.finishTx = db.transaction((id: number, claimer: string, time: number, o: AttemptOutcome): boolean => {
+    const finishOne = (id: number, claimer: string, time: number, o: AttemptOutcome): boolean => {
       const r = s.finishRow.get(id);
       if (!r || r.claimed_by !== claimer) return false;
       const cols = outcomeColumns(o, r.receipt);
@@ -252,7 +251,10 @@ export class SqlitePushStore implements PushStore {
         if (o.state === 'removed') s.removeSubscriptionAt.run(r.owner_id, r.vehicle_id, r.app_id, r.address);
       }
       return true;
-    }).immediate;
+    };
+    this.finishTx = db.transaction((claimer: string, time: number, attempts: readonly FinishedAttempt[]): boolean[] =>
+      attempts.map((a) => finishOne(a.id, claimer, time, a.outcome)),
+    ).immediate;
 
     this.recordTx = db.transaction((ref: ResultRef, time: number, detail: string, remove: boolean) => {
       if ('targetId' in ref) {
@@ -310,7 +312,12 @@ export class SqlitePushStore implements PushStore {
 
   async finishAttempt(id: number, claimer: string, time: number, outcome: AttemptOutcome): Promise<boolean> {
     this.open();
-    return this.relaxed(() => this.finishTx(id, claimer, time, outcome));
+    return (await this.finishAttempts(claimer, time, [{ id, outcome }]))[0]!;
+  }
+
+  async finishAttempts(claimer: string, time: number, attempts: readonly FinishedAttempt[]): Promise<boolean[]> {
+    this.open();
+    return attempts.length === 0 ? [] : this.relaxed(() => this.finishTx(claimer, time, attempts));
   }
 
   async releaseClaims(claimer: string): Promise<number> {
