@@ -23,6 +23,7 @@ import {
   type ApnsSettings,
 } from '../../src/push/providers/apns.js';
 import { startApnsEndpoint, type ApnsEndpoint } from '../support/push/apns-endpoint.js';
+import { deliveryItem } from '../support/push/delivery-item.js';
 
 const T0 = Date.UTC(2024, 0, 2, 3, 4, 5);
 const log = pino({ level: 'silent' });
@@ -35,27 +36,7 @@ after(async () => {
   await apns.close();
 });
 
-const item = (over: Partial<DeliveryItem> = {}): DeliveryItem => ({
-  id: 1,
-  notificationId: 1,
-  channel: 'apns',
-  state: 'pending',
-  attempts: 0,
-  ownerId: 1,
-  ownerName: 'alice',
-  vehicleId: 'DEMO',
-  vehicleName: 'My Leaf',
-  alertType: 'A',
-  text: 'Charging stopped',
-  time: 1_700_000_000,
-  appId: 'app-1',
-  targetId: 0,
-  keyType: 'production',
-  address: 'a1b2c3d4',
-  secret: '',
-  receipt: '',
-  ...over,
-});
+const item = (over: Partial<DeliveryItem> = {}): DeliveryItem => deliveryItem('apns', { ownerName: 'alice', vehicleId: 'DEMO', keyType: 'production', address: 'a1b2c3d4', ...over });
 
 /** A provider on the endpoint with a clock the test moves. */
 function provider(settings: Partial<ApnsSettings> = {}, ca: string | null = apns.ca) {

@@ -6,33 +6,12 @@ import { pino } from 'pino';
 import { createExpoProvider, expoMessage } from '../../src/push/providers/expo.js';
 import type { DeliveryItem, ProviderDeps, PushProvider } from '../../src/push/provider.js';
 import { EXPO_RECEIPTS_PATH, EXPO_SEND_PATH, ExpoEndpoint } from '../support/push/expo-endpoint.js';
+import { deliveryItem } from '../support/push/delivery-item.js';
 
 const NOW = 1_700_000_000_000;
 const deps: ProviderDeps = { log: pino({ level: 'silent' }), now: () => NOW };
 
-function item(over: Partial<DeliveryItem> = {}): DeliveryItem {
-  return {
-    id: 1,
-    notificationId: 10,
-    channel: 'expo',
-    state: 'pending',
-    attempts: 0,
-    ownerId: 1,
-    ownerName: 'owner',
-    vehicleId: 'DEMO1',
-    vehicleName: '',
-    alertType: 'A',
-    text: 'Charging stopped',
-    time: 1_700_000_000,
-    appId: 'app-1',
-    targetId: 0,
-    keyType: 'simple',
-    address: 'ExponentPushToken[aaa]',
-    secret: '',
-    receipt: '',
-    ...over,
-  };
-}
+const item = (over: Partial<DeliveryItem> = {}): DeliveryItem => deliveryItem('expo', { notificationId: 10, vehicleName: '', keyType: 'simple', address: 'ExponentPushToken[aaa]', ...over });
 
 let expo: ExpoEndpoint;
 let provider: PushProvider;

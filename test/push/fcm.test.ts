@@ -14,6 +14,7 @@ import { isVtsError } from '../../src/errors.js';
 import type { DeliveryItem, PushProvider } from '../../src/push/provider.js';
 import { createFcmProvider, fcmMessage, fcmPayload, fcmTimestamp, FCM_SCOPE } from '../../src/push/providers/fcm.js';
 import { FCM_ANSWERS, FCM_TEST_SERVICE_ACCOUNT, startFcmEndpoint, type FcmEndpoint } from '../support/push/fcm-endpoint.js';
+import { deliveryItem } from '../support/push/delivery-item.js';
 
 const T0 = Date.UTC(2024, 0, 2, 3, 4, 5);
 const log = pino({ level: 'silent' });
@@ -26,27 +27,7 @@ after(async () => {
   await fcm.close();
 });
 
-const item = (over: Partial<DeliveryItem> = {}): DeliveryItem => ({
-  id: 1,
-  notificationId: 1,
-  channel: 'fcm',
-  state: 'pending',
-  attempts: 0,
-  ownerId: 1,
-  ownerName: 'alice',
-  vehicleId: 'DEMO',
-  vehicleName: 'My Leaf',
-  alertType: 'A',
-  text: 'Charging stopped',
-  time: 1_700_000_000,
-  appId: 'app-1',
-  targetId: 0,
-  keyType: 'production',
-  address: 'fcm-token-1',
-  secret: '',
-  receipt: '',
-  ...over,
-});
+const item = (over: Partial<DeliveryItem> = {}): DeliveryItem => deliveryItem('fcm', { ownerName: 'alice', vehicleId: 'DEMO', keyType: 'production', address: 'fcm-token-1', ...over });
 
 function provider() {
   const clock = { now: T0 };

@@ -8,33 +8,12 @@ import { isVtsError } from '../../src/errors.js';
 import { createMailProvider, mailErrorResult, mailMessage, parseSmtpUrl } from '../../src/push/providers/mail.js';
 import type { DeliveryItem, ProviderDeps, PushProvider } from '../../src/push/provider.js';
 import { SmtpSink } from '../support/push/smtp-sink.js';
+import { deliveryItem } from '../support/push/delivery-item.js';
 
 const deps: ProviderDeps = { log: pino({ level: 'silent' }), now: () => 1_700_000_000_000 };
 const signal = new AbortController().signal;
 
-function item(over: Partial<DeliveryItem> = {}): DeliveryItem {
-  return {
-    id: 1,
-    notificationId: 9,
-    channel: 'mail',
-    state: 'pending',
-    attempts: 0,
-    ownerId: 1,
-    ownerName: 'owner',
-    vehicleId: 'DEMO1',
-    vehicleName: 'My Leaf',
-    alertType: 'A',
-    text: '12 V battery low: 11.2 V',
-    time: 1_700_000_000,
-    appId: 'sub-1',
-    targetId: 0,
-    keyType: '',
-    address: 'owner@example.com',
-    secret: '',
-    receipt: '',
-    ...over,
-  };
-}
+const item = (over: Partial<DeliveryItem> = {}): DeliveryItem => deliveryItem('mail', { notificationId: 9, text: '12 V battery low: 11.2 V', appId: 'sub-1', address: 'owner@example.com', ...over });
 
 let sink: SmtpSink;
 let authSink: SmtpSink;

@@ -6,6 +6,7 @@ import { createNtfyProvider, headerValue, ntfyPriority, ntfyRequest, ntfyTags } 
 import type { DeliveryItem, ProviderDeps, PushProvider } from '../../src/push/provider.js';
 import { VERSION } from '../../src/version.js';
 import { HttpReceiver } from '../support/push/http-receiver.js';
+import { deliveryItem } from '../support/push/delivery-item.js';
 
 const NOW = 1_700_000_000_000;
 const deps: ProviderDeps = { log: pino({ level: 'silent' }), now: () => NOW };
@@ -14,29 +15,7 @@ let rx: HttpReceiver;
 let provider: PushProvider;
 const signal = new AbortController().signal;
 
-function item(over: Partial<DeliveryItem> = {}): DeliveryItem {
-  return {
-    id: 1,
-    notificationId: 7,
-    channel: 'ntfy',
-    state: 'pending',
-    attempts: 0,
-    ownerId: 1,
-    ownerName: 'owner',
-    vehicleId: 'DEMO1',
-    vehicleName: '',
-    alertType: 'I',
-    text: 'Charge complete, 80 %',
-    time: 1_700_000_000,
-    appId: '',
-    targetId: 4,
-    keyType: '',
-    address: `${rx.url}/mytopic`,
-    secret: '',
-    receipt: '',
-    ...over,
-  };
-}
+const item = (over: Partial<DeliveryItem> = {}): DeliveryItem => deliveryItem('ntfy', { notificationId: 7, vehicleName: '', alertType: 'I', text: 'Charge complete, 80 %', appId: '', targetId: 4, address: `${rx.url}/mytopic`, ...over });
 
 before(async () => {
   rx = await HttpReceiver.start();

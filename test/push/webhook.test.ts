@@ -8,6 +8,7 @@ import { createWebhookProvider, webhookBody, webhookPayload, webhookSignature } 
 import type { DeliveryItem, ProviderDeps, PushProvider } from '../../src/push/provider.js';
 import { VERSION } from '../../src/version.js';
 import { HttpReceiver } from '../support/push/http-receiver.js';
+import { deliveryItem } from '../support/push/delivery-item.js';
 
 const NOW = 1_700_000_000_000;
 const deps: ProviderDeps = { log: pino({ level: 'silent' }), now: () => NOW };
@@ -16,29 +17,7 @@ let rx: HttpReceiver;
 let provider: PushProvider;
 const signal = new AbortController().signal;
 
-function item(over: Partial<DeliveryItem> = {}): DeliveryItem {
-  return {
-    id: 1,
-    notificationId: 42,
-    channel: 'webhook',
-    state: 'pending',
-    attempts: 0,
-    ownerId: 1,
-    ownerName: 'owner',
-    vehicleId: 'DEMO1',
-    vehicleName: 'My Leaf',
-    alertType: 'A',
-    text: 'Charging stopped: "cable" 12 V ✓',
-    time: 1_700_000_000,
-    appId: '',
-    targetId: 3,
-    keyType: '',
-    address: `${rx.url}/hook`,
-    secret: '',
-    receipt: '',
-    ...over,
-  };
-}
+const item = (over: Partial<DeliveryItem> = {}): DeliveryItem => deliveryItem('webhook', { notificationId: 42, text: 'Charging stopped: "cable" 12 V ✓', appId: '', targetId: 3, address: `${rx.url}/hook`, ...over });
 
 before(async () => {
   rx = await HttpReceiver.start();
