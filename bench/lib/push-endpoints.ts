@@ -6,7 +6,7 @@
  *
  * The child runs at the lowest CPU priority (nice 19), and reports each request (the alert text
  * it carried, whether it was answered 200, its arrival as epoch milliseconds with sub-millisecond
- * precision) to the parent over IPC, a batch every few milliseconds.
+ * precision) to the parent over IPC, a batch every 50 ms.
  *
  *   const ep = await startPushEndpoints(50);   // answering 50 ms late
  *   ep.onArrival = (text, ok, at) => …;        // at: performance.timeOrigin + performance.now()
@@ -48,6 +48,8 @@ export interface PushEndpoints {
 export const epochMs = (): number => performance.timeOrigin + performance.now();
 
 const HERE = fileURLToPath(import.meta.url);
+/** Arrivals are sent to the bench this often (ms): each message wakes the load generator's event loop. */
+const REPORT_EVERY_MS = 50;
 
 export async function startPushEndpoints(delayMs: number): Promise<PushEndpoints> {
   const child: ChildProcess = fork(HERE, ['--child', String(delayMs)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -89,7 +91,7 @@ async function runChild(delayMs: number): Promise<void> {
       const list = pending;
       pending = [];
       process.send!({ t: 'arrivals', list } satisfies ArrivalBatch);
-    }, 5);
+    }, REPORT_EVERY_MS);
   };
   const follow = <T>(e: { readonly requests: readonly T[]; waitForRequests(count: number): Promise<void> }, on: (r: T) => void): void => {
     let seen = 0;
