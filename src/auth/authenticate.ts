@@ -4,6 +4,7 @@
  * token's permit). Used by the MP scheme-1 login and by the HTTP API.
  */
 import { hashApiToken, looksLikeApiToken } from './api-token.js';
+import { hashPassword, needsRehash } from './password.js';
 import type { PasswordChecker } from './password-checker.js';
 import type { Owner, Store } from '../store/store.js';
 
@@ -40,5 +41,7 @@ export async function authenticateUser(
     }
   }
   if (!(await passwords.verify(username, secret, owner.id, passwordHash, nowMs))) return null;
+  // a hash brought over from a reference server: vts's own from now on
+  if (needsRehash(passwordHash)) await store.setOwnerPassword(owner.name, await hashPassword(secret));
   return { owner: plain, permit: owner.rights, via: 'password' };
 }

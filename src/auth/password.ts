@@ -1,8 +1,11 @@
 /**
  * Password hashing with scrypt (node:crypto). Text form: `scrypt$<N>$<r>$<p>$<salt b64>$<hash b64>`,
- * so the cost can be raised later without breaking stored hashes.
+ * so the cost can be raised later without breaking stored hashes. A Drupal 7 hash brought over
+ * from a reference server (src/auth/drupal-hash.ts) is verified too, and replaced at the next
+ * login (`needsRehash`).
  */
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { isDrupalHash, verifyDrupalHash } from './drupal-hash.js';
 
 const KEY_LENGTH = 32;
 const DEFAULT_COST = { N: 16384, r: 8, p: 1 };
@@ -19,8 +22,14 @@ export async function hashPassword(password: string, cost = DEFAULT_COST): Promi
   return ['scrypt', cost.N, cost.r, cost.p, salt.toString('base64'), key.toString('base64')].join('$');
 }
 
+/** Whether a stored hash is not vts's own (a Drupal 7 hash): it is replaced once the password is known. */
+export function needsRehash(stored: string): boolean {
+  return isDrupalHash(stored);
+}
+
 /** Constant-time check of `password` against a stored hash; false for any malformed hash. */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  if (isDrupalHash(stored)) return verifyDrupalHash(password, stored);
   const parts = stored.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
