@@ -35,6 +35,7 @@ export const ERRORS = {
   VTS_ERR_CLUSTER: 'the cluster engine (Redis) cannot be used',
   VTS_ERR_PUSH_CONFIG: 'a push provider cannot be used with its settings',
   VTS_ERR_NOT_FOUND: 'no such thing',
+  VTS_ERR_IMPORT_SOURCE: "the reference server's database cannot be read",
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

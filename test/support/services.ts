@@ -1,7 +1,7 @@
 /**
  * External services some tests need beyond what `npm install` brings: an anonymous Mosquitto on
- * 127.0.0.1:1883, Debian's Chromium, PostgreSQL (127.0.0.1:5432, or VTS_TEST_DATABASE) and Redis
- * (127.0.0.1:6379). On a machine without one, the tests that need it are
+ * 127.0.0.1:1883, Debian's Chromium, PostgreSQL (127.0.0.1:5432, or VTS_TEST_DATABASE), Redis
+ * (127.0.0.1:6379) and MariaDB (127.0.0.1:3306, or VTS_TEST_MARIADB). On a machine without one, the tests that need it are
  * skipped, each with one line that says what is missing and how to get it, and the run still
  * passes. With `VTS_TEST_REQUIRE_SERVICES=1` (set by `.ci/run`) nothing is skipped: a missing
  * service fails those tests with the same line, so CI always runs everything.
@@ -121,3 +121,21 @@ export const redis: ServiceCheck = () =>
     socket.on('connect', () => socket.write('PING\r\n'));
     socket.on('data', (chunk) => done(chunk.toString().startsWith('+PONG') ? null : chunk.toString().trim()));
   });
+
+/** The MariaDB (or MySQL) of this machine: root without a password on 127.0.0.1:3306 (`vts import` tests). */
+export const MARIADB_URL = process.env.VTS_TEST_MARIADB ?? 'mysql://root@127.0.0.1:3306';
+
+export const mariadb: ServiceCheck = async () => {
+  const { createConnection: connect } = await import('mysql2/promise');
+  try {
+    const c = await connect({ uri: MARIADB_URL, connectTimeout: 3000 });
+    await c.end();
+    return null;
+  } catch (err) {
+    const why = (err as { code?: unknown }).code ?? (err as Error).message;
+    return (
+      `needs MariaDB at ${MARIADB_URL.replace(/\/\/[^@/]*@/, '//')} (${String(why)}): apt-get install mariadb-server, then ` +
+      '`start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd` (.ci/run starts it; VTS_TEST_MARIADB sets another URL)'
+    );
+  }
+};

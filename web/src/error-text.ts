@@ -56,6 +56,7 @@ const CODE_TEXT: Readonly<Record<string, (status: number, detail: string) => str
   VTS_ERR_MQTT: () => 'The MQTT broker failed.',
   VTS_ERR_PUSH_CONFIG: () => 'A push provider of the server is not set up right.',
   VTS_ERR_NOT_FOUND: (_s, d) => withDetail('Not found', d),
+  VTS_ERR_IMPORT_SOURCE: () => 'The reference server’s database cannot be read.',
   // the dashboard's own
   NETWORK: () => 'The server cannot be reached. Check the connection and try again.',
 };

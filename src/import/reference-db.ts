@@ -1,0 +1,150 @@
+/**
+ * The reference server's database (MySQL/MariaDB, http-api-v2.md §7) as `vts import` reads it:
+ * the URL, a read-only connection (mysql2), the check that it holds the reference's tables, row
+ * counts, and rows streamed in key order, a batch at a time, with bounded memory. It never writes:
+ * the session is READ ONLY, so a statement that would write fails in the server.
+ */
+import { createConnection, type Connection, type ConnectionOptions, type RowDataPacket } from 'mysql2/promise';
+import { VtsError } from '../errors.js';
+
+/** The tables and the columns vts reads from each (a reference schema has at least these). */
+export const REFERENCE_TABLES = {
+  ovms_owners: ['owner', 'name', 'mail', 'pass', 'status', 'deleted', 'changed'],
+  ovms_cars: ['vehicleid', 'vehiclename', 'owner', 'carpass', 'v_ptoken', 'v_type', 'deleted', 'changed', 'v_lastupdate'],
+  ovms_carmessages: ['owner', 'vehicleid', 'm_code', 'm_valid', 'm_msgtime', 'm_paranoid', 'm_ptoken', 'm_msg'],
+  ovms_historicalmessages: ['owner', 'vehicleid', 'h_timestamp', 'h_recordtype', 'h_recordnumber', 'h_data', 'h_expires'],
+  ovms_notifies: ['owner', 'vehicleid', 'appid', 'pushtype', 'pushkeytype', 'pushkeyvalue', 'lastupdated', 'active'],
+  ovms_apitokens: ['owner', 'token', 'application', 'purpose', 'permit', 'created', 'lastused'],
+  ovms_autoprovision: ['ap_key', 'ap_stoken', 'ap_sdigest', 'ap_msg', 'deleted', 'changed', 'owner'],
+} as const;
+
+export type ReferenceTable = keyof typeof REFERENCE_TABLES;
+
+/** Where the reference database is, for messages: never the password. */
+export interface SourceTarget {
+  /** `mysql://user@host:port/db` or `mysql://user@/db?socket=…`. */
+  shown: string;
+  database: string;
+}
+
+export interface ReferenceSource {
+  readonly target: SourceTarget;
+  /** Rows of a table (for the progress total). */
+  count(table: ReferenceTable): Promise<number>;
+  /**
+   * The rows of `table`, ordered by `key` (columns of a unique key), `batch` at a time: each
+   * batch starts after the last row of the one before (keyset paging, no OFFSET), so memory stays
+   * bounded however large the table.
+   */
+  batches(table: ReferenceTable, key: readonly string[], batch: number): AsyncGenerator<RowDataPacket[]>;
+  close(): Promise<void>;
+}
+
+const HINT = 'give the reference database as mysql://user:password@host:3306/database (or mysql://user@localhost/database?socket=/run/mysqld/mysqld.sock)';
+
+/** Reads a `mysql://` URL; a malformed one is VTS_ERR_CONFIG (without the URL: it may hold the password). */
+export function sourceOptions(url: string): { options: ConnectionOptions; target: SourceTarget } {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new VtsError('VTS_ERR_CONFIG', `not a URL: ${HINT}`);
+  }
+  if (u.protocol !== 'mysql:' && u.protocol !== 'mariadb:') throw new VtsError('VTS_ERR_CONFIG', `not a mysql:// URL (${u.protocol}): ${HINT}`);
+  const database = decodeURIComponent(u.pathname.slice(1));
+  if (database === '' || database.includes('/')) throw new VtsError('VTS_ERR_CONFIG', `no database in the URL: ${HINT}`);
+  const user = decodeURIComponent(u.username) || 'root';
+  const socket = u.searchParams.get('socket') ?? undefined;
+  const host = u.hostname.replace(/^\[(.*)\]$/, '$1') || 'localhost';
+  const port = u.port ? Number(u.port) : 3306;
+  const where = socket ? `?socket=${socket}` : '';
+  return {
+    options: {
+      user,
+      password: decodeURIComponent(u.password),
+      database,
+      ...(socket ? { socketPath: socket } : { host, port }),
+      connectTimeout: 10_000,
+      // times as they are stored (UTC), as text: turned into epoch seconds here, not by the driver
+      dateStrings: true,
+      supportBigNumbers: true,
+      charset: 'utf8mb4',
+    },
+    target: { shown: `mysql://${encodeURIComponent(user)}@${socket ? '' : `${host}:${port}`}/${encodeURIComponent(database)}${where}`, database },
+  };
+}
+
+/** The one line of a connection that failed. */
+function connectError(err: unknown, target: SourceTarget, user: string): VtsError {
+  const code = (err as { code?: unknown }).code;
+  const c = typeof code === 'string' ? code : '';
+  const say = (m: string): VtsError => new VtsError('VTS_ERR_IMPORT_SOURCE', m, { whole: true, cause: err });
+  if (c.startsWith('ER_ACCESS_DENIED') || c === 'ER_DBACCESS_DENIED_ERROR') return say(`the server refused the login of user ${user} for ${target.shown}: check the user and password in the URL`);
+  if (c === 'ER_BAD_DB_ERROR') return say(`there is no database ${target.database} at ${target.shown}: check the database in the URL`);
+  if (c === 'ECONNREFUSED' || c === 'ENOTFOUND' || c === 'ETIMEDOUT' || c === 'EHOSTUNREACH' || c === 'ENOENT') {
+    return say(`cannot reach MySQL/MariaDB for ${target.shown} (${c}): check the URL and that the server runs there`);
+  }
+  return say(`cannot use ${target.shown}: ${c || (err instanceof Error ? err.message : String(err))}`);
+}
+
+const quote = (name: string): string => `\`${name.replace(/`/g, '``')}\``;
+
+/** Checks that every table and column vts reads is there. */
+async function checkSchema(c: Connection, target: SourceTarget): Promise<void> {
+  const [rows] = await c.query<RowDataPacket[]>(
+    'SELECT LOWER(TABLE_NAME) AS t, LOWER(COLUMN_NAME) AS c FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()',
+  );
+  const columns = new Set(rows.map((r) => `${String(r.t)}.${String(r.c)}`));
+  const tables = new Set(rows.map((r) => String(r.t)));
+  const missingTables = Object.keys(REFERENCE_TABLES).filter((t) => !tables.has(t));
+  if (missingTables.length === Object.keys(REFERENCE_TABLES).length) {
+    throw new VtsError('VTS_ERR_IMPORT_SOURCE', `${target.shown} is not a reference server's database: it has none of its tables (ovms_owners, ovms_cars, …)`, { whole: true });
+  }
+  if (missingTables.length > 0) throw new VtsError('VTS_ERR_IMPORT_SOURCE', `${target.shown} is not a whole reference server's database: no table ${missingTables.join(', ')}`, { whole: true });
+  const missing = Object.entries(REFERENCE_TABLES).flatMap(([t, cols]) => cols.filter((col) => !columns.has(`${t}.${col}`)).map((col) => `${t}.${col}`));
+  if (missing.length > 0) throw new VtsError('VTS_ERR_IMPORT_SOURCE', `${target.shown} is not a reference server's database of the known schema: no column ${missing.join(', ')}`, { whole: true });
+}
+
+/** Connects read-only and checks the schema. */
+export async function openReference(url: string): Promise<ReferenceSource> {
+  const { options, target } = sourceOptions(url);
+  let c: Connection;
+  try {
+    c = await createConnection(options);
+  } catch (err) {
+    throw connectError(err, target, String(options.user));
+  }
+  try {
+    await c.query('SET SESSION TRANSACTION READ ONLY');
+    await c.query("SET time_zone = '+00:00'");
+    await checkSchema(c, target);
+  } catch (err) {
+    await c.end().catch(() => undefined);
+    throw err instanceof VtsError ? err : connectError(err, target, String(options.user));
+  }
+  return {
+    target,
+    async count(table) {
+      const [rows] = await c.query<RowDataPacket[]>(`SELECT COUNT(*) AS n FROM ${quote(table)}`);
+      return Number(rows[0]?.n ?? 0);
+    },
+    async *batches(table, key, batch) {
+      const cols = REFERENCE_TABLES[table].map(quote).join(', ');
+      const order = key.map(quote).join(', ');
+      let after: unknown[] | null = null;
+      for (;;) {
+        // (a, b) > (?, ?): the row after the last one read, in key order
+        const where: string = after ? `WHERE (${order}) > (${key.map(() => '?').join(', ')})` : '';
+        const [rows]: [RowDataPacket[], unknown] = await c.query<RowDataPacket[]>(`SELECT ${cols} FROM ${quote(table)} ${where} ORDER BY ${order} LIMIT ${Math.max(1, Math.floor(batch))}`, after ?? []);
+        if (rows.length === 0) return;
+        yield rows;
+        if (rows.length < batch) return;
+        const last: RowDataPacket = rows[rows.length - 1]!;
+        after = key.map((k): unknown => last[k]);
+      }
+    },
+    async close() {
+      await c.end().catch(() => undefined);
+    },
+  };
+}
