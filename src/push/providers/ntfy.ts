@@ -6,7 +6,7 @@
  */
 import { vehicleLabel } from '../../core/push/message.js';
 import type { DeliveryItem, ProviderDeps, PushProvider } from '../provider.js';
-import { USER_AGENT, postToTarget } from './webhook.js';
+import { USER_AGENT, targetProvider } from './webhook.js';
 
 /** ntfy's priority: 4 (high) for alerts (`A`) and vehicle errors (`E`), 3 (default) otherwise. */
 export function ntfyPriority(alertType: string): 4 | 3 {
@@ -52,20 +52,5 @@ export function ntfyRequest(item: DeliveryItem): { headers: Record<string, strin
 }
 
 export function createNtfyProvider(deps: ProviderDeps): PushProvider {
-  return {
-    channel: 'ntfy',
-    description: 'on (per user targets)',
-    batchSize: 1,
-    async send(items, signal) {
-      return Promise.all(
-        items.map((item) => {
-          const { headers, body } = ntfyRequest(item);
-          return postToTarget(item.address, headers, body, signal, deps.now);
-        }),
-      );
-    },
-    async close() {
-      // fetch keeps no connection of its own to close
-    },
-  };
+  return targetProvider('ntfy', ntfyRequest, deps);
 }

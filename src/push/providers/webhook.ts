@@ -179,16 +179,24 @@ export async function postToTarget(
   return statusResult(status, `HTTP ${status}${excerpt !== '' ? `: ${excerpt}` : ''}`, retryAfterSeconds(res.headers.get('retry-after'), now()));
 }
 
-export function createWebhookProvider(deps: ProviderDeps): PushProvider {
+/**
+ * A provider of a user's own targets (webhook, ntfy): each delivery POSTed to its target's URL
+ * (postToTarget) as `request` builds it.
+ */
+export function targetProvider(
+  channel: 'webhook' | 'ntfy',
+  request: (item: DeliveryItem) => { headers: Record<string, string>; body: string },
+  deps: ProviderDeps,
+): PushProvider {
   return {
-    channel: 'webhook',
+    channel,
     description: 'on (per user targets)',
     batchSize: 1,
     async send(items, signal) {
       return Promise.all(
         items.map((item) => {
-          const body = webhookBody(item);
-          return postToTarget(item.address, webhookHeaders(item, body), body, signal, deps.now);
+          const { headers, body } = request(item);
+          return postToTarget(item.address, headers, body, signal, deps.now);
         }),
       );
     },
@@ -196,4 +204,15 @@ export function createWebhookProvider(deps: ProviderDeps): PushProvider {
       // fetch keeps no connection of its own to close
     },
   };
+}
+
+export function createWebhookProvider(deps: ProviderDeps): PushProvider {
+  return targetProvider(
+    'webhook',
+    (item) => {
+      const body = webhookBody(item);
+      return { headers: webhookHeaders(item, body), body };
+    },
+    deps,
+  );
 }
