@@ -67,9 +67,12 @@ export class ApiSessions {
     return rec;
   }
 
-  /** The live session with that id, its idle clock restarted; undefined when there is none. */
+  /**
+   * The live session of a cookie, its idle clock restarted; undefined when there is none. The key
+   * of a cookie-less registration (`-:<owner id>:<address>`) is no cookie: it can be guessed.
+   */
   async use(id: string): Promise<ApiSession | undefined> {
-    if (id.startsWith('-:')) return this.useAnonymous(id);
+    if (id.startsWith('-:')) return undefined;
     return this.store.use(id, this.hub.now(), this.timeoutMs);
   }
 

@@ -116,6 +116,17 @@ test('a cookie-less GET /api/vehicle registers an app that expires like a sessio
   assert.equal(list.find((v) => v.id === 'TESTCAR')?.v_apps_connected, 0);
 });
 
+test("a cookie-less registration's key is no cookie: sent as one, it authenticates nobody", async (ctx) => {
+  const h = await httpHarness(ctx);
+  const car = await h.car();
+  await car.next();
+  assert.equal((await h.asDemo('/api/vehicle/TESTCAR')).status, 200, 'registered without a cookie');
+  for (const address of ['127.0.0.1', '::ffff:127.0.0.1']) {
+    const r = await h.request('/api/vehicles', { headers: { cookie: `svcapisession=-:${h.ownerId}:${address}` } });
+    assert.equal(r.status, 401, address);
+  }
+});
+
 test('--cookie-name sets another cookie name; svcapisession is accepted as well', async (ctx) => {
   const h = await httpHarness(ctx, { cookieName: 'ovmsapisession' });
   const r = await h.request('/api/cookie?username=demo&password=demopass');
