@@ -41,7 +41,13 @@ export async function authenticateUser(
     }
   }
   if (!(await passwords.verify(username, secret, owner.id, passwordHash, nowMs))) return null;
-  // a hash brought over from a reference server: vts's own from now on
-  if (needsRehash(passwordHash)) await store.setOwnerPassword(owner.name, await hashPassword(secret));
+  // a hash brought over from a reference server: vts's own from now on (unless the password was
+  // changed meanwhile); the login stands if that fails, and the next one tries again
+  if (needsRehash(passwordHash)) {
+    await passwords.queue
+      .run(() => hashPassword(secret))
+      .then((hash) => store.setOwnerPassword(owner.name, hash, passwordHash))
+      .catch(() => undefined);
+  }
   return { owner: plain, permit: owner.rights, via: 'password' };
 }

@@ -141,17 +141,18 @@ export abstract class RedisNode {
       this.sub.disconnect();
       throw new VtsError('VTS_ERR_CLUSTER', `the node id ${this.nodeId} is in use by a running node of this cluster: give each node its own --node-id`, { whole: true });
     }
+    const sub = this.sub;
     try {
       if (this.opts.databaseId !== undefined) await checkSharedDatabase(this.cmd, this.k, this.nodeId, this.opts.databaseId, this.log);
+      sub.on('message', (channel: string, payload: string) => this.onPayload(payload));
+      await this.join();
     } catch (err) {
+      // refused, or Redis failed while joining: nothing of this node stays behind
       await RELEASE_LEASE.run(this.cmd, [this.k(`alive:${this.nodeId}`)], [this.token]).catch(() => undefined);
       this.cmd.disconnect();
-      this.sub.disconnect();
+      sub.disconnect();
       throw err;
     }
-    const sub = this.sub;
-    sub.on('message', (channel: string, payload: string) => this.onPayload(payload));
-    await this.join();
     // either connection lost: messages may have been missed; both back: join again
     for (const conn of [this.cmd, sub]) {
       conn.on('close', () => this.lost());

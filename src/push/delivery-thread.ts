@@ -92,7 +92,7 @@ export class DeliveryThread {
           ready = true;
           clearTimeout(timer);
           this.restarts = 0;
-          this.followLoad(worker);
+          if (!this.stopping) this.followLoad(worker);
           resolve(m.report);
         } else if (m.t === 'failed') fail(new Error(m.message));
       });

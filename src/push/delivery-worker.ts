@@ -61,7 +61,8 @@ async function main(): Promise<void> {
     }
   });
   await dispatcher.start();
-  say({ t: 'ready', report: providerReport(providers) });
+  // told to stop meanwhile: it says `stopped`, not `ready`
+  if (stopping === null) say({ t: 'ready', report: providerReport(providers) });
 }
 
 main().catch((err: unknown) => {

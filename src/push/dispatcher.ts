@@ -104,7 +104,12 @@ class ChannelLoop {
     private readonly log: Logger,
     private readonly seconds: () => number,
   ) {
-    this.limit = o.concurrency;
+    this.limit = this.most;
+  }
+
+  /** Requests in flight at full pace: the dispatcher's concurrency, or the provider's if lower. */
+  private get most(): number {
+    return Math.min(this.o.concurrency, this.provider.concurrency ?? Infinity);
   }
 
   /** One round of the slots allowed now. */
@@ -114,7 +119,7 @@ class ChannelLoop {
 
   /** Sends with `share` of the concurrency from now on (at least one request). */
   pace(share: number): void {
-    this.limit = Math.max(1, Math.round(this.o.concurrency * share));
+    this.limit = Math.max(1, Math.round(this.most * share));
   }
 
   /** Whether deliveries claimed ahead were never sent (their claims are let go at the stop). */
@@ -179,6 +184,8 @@ class ChannelLoop {
         return batch.map(() => ({ kind: 'temporary', detail: 'internal error of the provider' }));
       })
       .then((results) => batch.forEach((item, i) => this.finish(item, results[i] ?? { kind: 'temporary', detail: 'no result' })))
+      // nothing recorded: the claims run out and the deliveries are tried again
+      .catch((err: unknown) => this.log.error({ err, channel: this.provider.channel }, 'push: handling the outcome of an attempt failed'))
       .finally(() => {
         clearTimeout(timer);
         this.aborts.delete(abort);
@@ -233,6 +240,7 @@ class ChannelLoop {
 export class Dispatcher {
   private readonly loops = new Map<Channel, ChannelLoop>();
   private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(
     providers: readonly PushProvider[],
@@ -246,13 +254,14 @@ export class Dispatcher {
 
   /** Takes back this claimer's old claims, then works off the outbox. */
   async start(): Promise<void> {
-    if (this.loops.size === 0) return;
+    if (this.loops.size === 0 || this.stopped) return;
     try {
       const released = await this.store.releaseClaims(this.o.claimer);
       if (released > 0) this.log.info({ released }, 'push: took back deliveries this node held before it stopped');
     } catch (err) {
       this.log.warn({ err }, 'push: taking back old claims failed (they are taken again when their leases run out)');
     }
+    if (this.stopped) return; // stopped while the claims were taken back
     this.timer = setInterval(() => this.kick(), this.o.pollMs);
     this.timer.unref();
     this.kick();
@@ -274,6 +283,7 @@ export class Dispatcher {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.timer);
     const loops = [...this.loops.values()];
     await Promise.all(loops.map((l) => l.stop()));

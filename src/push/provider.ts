@@ -35,6 +35,11 @@ export interface PushProvider {
   /** Deliveries one `send` takes at most (1: a request each; Expo: up to 90 per request). */
   readonly batchSize: number;
   /**
+   * Sends it takes at once at most, when fewer than the dispatcher's concurrency (SMTP: its pool's
+   * connections; more would wait in its queue past their timeout and go out after all).
+   */
+  readonly concurrency?: number;
+  /**
    * Delivers `items` (at most batchSize, all of this channel): one result per item, in order.
    * Never rejects: every failure is a result. Gives up when `signal` aborts (the attempt's
    * timeout) with `temporary` results.

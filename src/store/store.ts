@@ -156,8 +156,12 @@ export interface Store {
   getOwnerByName(name: string): Promise<OwnerWithSecret | undefined>;
   getOwnerById(id: number): Promise<Owner | undefined>;
   listOwners(): Promise<Owner[]>;
-  /** @returns false when there is no such user */
-  setOwnerPassword(name: string, passwordHash: string): Promise<boolean>;
+  /**
+   * With `expected`: only while the stored hash is still that one (a login replacing an imported
+   * hash must not undo a password change made meanwhile).
+   * @returns false when there is no such user (or its hash is not `expected`)
+   */
+  setOwnerPassword(name: string, passwordHash: string, expected?: string): Promise<boolean>;
   /** @returns false when there is no such user */
   setOwnerRights(name: string, rights: string): Promise<boolean>;
   /**

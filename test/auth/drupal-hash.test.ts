@@ -68,4 +68,7 @@ test('a user with a Drupal hash logs in with its password and has a vts hash fro
   const again = await authenticateUser(store, new PasswordChecker(), 'olduser', 'hashcat', Date.now());
   assert.equal(again?.owner.name, 'olduser', 'the same password against the new hash');
   assert.equal(await authenticateUser(store, new PasswordChecker(), 'olduser', 'Hashcat', Date.now()), null);
+  // the replacement applies only to the hash it replaces: a password changed meanwhile stays
+  assert.equal(await store.setOwnerPassword('olduser', 'scrypt$other', HASHCAT), false);
+  assert.equal((await store.getOwnerByName('olduser'))!.passwordHash, rehashed);
 });

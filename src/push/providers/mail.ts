@@ -116,6 +116,9 @@ export function mailErrorResult(err: unknown): SendResult {
   return { kind: 'temporary', detail: oneLine(`failed (${code !== '' ? `${code}: ` : ''}${message})`) };
 }
 
+/** SMTP connections of the pool, and so mails sent at once. */
+const MAX_CONNECTIONS = 3;
+
 export function createMailProvider(s: MailSettings, deps: ProviderDeps): PushProvider {
   const server = parseSmtpUrl(s.smtpUrl);
   const from = s.from?.trim() || `vts@${hostname()}`;
@@ -124,7 +127,7 @@ export function createMailProvider(s: MailSettings, deps: ProviderDeps): PushPro
     host: server.host,
     port: server.port,
     secure: server.secure,
-    maxConnections: 3,
+    maxConnections: MAX_CONNECTIONS,
     connectionTimeout: CONNECTION_TIMEOUT_MS,
     greetingTimeout: CONNECTION_TIMEOUT_MS,
     socketTimeout: SOCKET_TIMEOUT_MS,
@@ -158,6 +161,7 @@ export function createMailProvider(s: MailSettings, deps: ProviderDeps): PushPro
 
   return {
     channel: 'mail',
+    concurrency: MAX_CONNECTIONS,
     description: `on, ${smtpServerName(server)}${server.auth ? ` as ${server.auth.user}` : ''}, from ${from}`,
     batchSize: 1,
     async send(items, signal) {

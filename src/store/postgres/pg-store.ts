@@ -198,7 +198,10 @@ export class PgStore extends BufferedStore implements Store {
     return (await this.read<OwnerRow>(`SELECT ${OWNER} FROM owners ORDER BY lower(name), id`)).map(toOwner);
   }
 
-  async setOwnerPassword(name: string, passwordHash: string): Promise<boolean> {
+  async setOwnerPassword(name: string, passwordHash: string, expected?: string): Promise<boolean> {
+    if (expected !== undefined) {
+      return (await this.changed(`UPDATE owners SET password_hash = $2 WHERE ${NAME_IS} AND password_hash = $3`, [name, passwordHash, expected])) > 0;
+    }
     return (await this.changed(`UPDATE owners SET password_hash = $2 WHERE ${NAME_IS}`, [name, passwordHash])) > 0;
   }
 

@@ -97,6 +97,7 @@ function prepareStatements(db: Database.Database) {
     ownerById: db.prepare<[number], OwnerRow>('SELECT id, name, rights, created, password_hash FROM owners WHERE id = ?'),
     listOwners: db.prepare<[], OwnerRow>('SELECT id, name, rights, created, password_hash FROM owners ORDER BY name, id'),
     setOwnerPassword: db.prepare<[string, string]>('UPDATE owners SET password_hash = ? WHERE name = ?'),
+    replaceOwnerPassword: db.prepare<[string, string, string]>('UPDATE owners SET password_hash = ? WHERE name = ? AND password_hash = ?'),
     setOwnerRights: db.prepare<[string, string]>('UPDATE owners SET rights = ? WHERE name = ?'),
     countOwnerVehicles: db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM vehicles WHERE owner_id = ?'),
     deleteOwnerTokens: db.prepare<[number]>('DELETE FROM api_tokens WHERE owner_id = ?'),
@@ -368,9 +369,10 @@ export class SqliteStore extends BufferedStore implements Store {
     return this.stmt.listOwners.all().map(toOwner);
   }
 
-  async setOwnerPassword(name: string, passwordHash: string): Promise<boolean> {
+  async setOwnerPassword(name: string, passwordHash: string, expected?: string): Promise<boolean> {
     this.open();
     this.ownerRows.clear();
+    if (expected !== undefined) return this.stmt.replaceOwnerPassword.run(passwordHash, name, expected).changes > 0;
     return this.stmt.setOwnerPassword.run(passwordHash, name).changes > 0;
   }
 
