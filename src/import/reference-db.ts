@@ -51,9 +51,16 @@ export function sourceOptions(url: string): { options: ConnectionOptions; target
     throw new VtsError('VTS_ERR_CONFIG', `not a URL: ${HINT}`);
   }
   if (u.protocol !== 'mysql:' && u.protocol !== 'mariadb:') throw new VtsError('VTS_ERR_CONFIG', `not a mysql:// URL (${u.protocol}): ${HINT}`);
-  const database = decodeURIComponent(u.pathname.slice(1));
+  const decode = (part: string): string => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      throw new VtsError('VTS_ERR_CONFIG', `a %-escape of the URL is not valid: ${HINT}`);
+    }
+  };
+  const database = decode(u.pathname.slice(1));
   if (database === '' || database.includes('/')) throw new VtsError('VTS_ERR_CONFIG', `no database in the URL: ${HINT}`);
-  const user = decodeURIComponent(u.username) || 'root';
+  const user = decode(u.username) || 'root';
   const socket = u.searchParams.get('socket') ?? undefined;
   const host = u.hostname.replace(/^\[(.*)\]$/, '$1') || 'localhost';
   const port = u.port ? Number(u.port) : 3306;
@@ -61,7 +68,7 @@ export function sourceOptions(url: string): { options: ConnectionOptions; target
   return {
     options: {
       user,
-      password: decodeURIComponent(u.password),
+      password: decode(u.password),
       database,
       ...(socket ? { socketPath: socket } : { host, port }),
       connectTimeout: 10_000,

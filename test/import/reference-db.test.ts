@@ -24,6 +24,7 @@ test('the URL: TCP or a socket, shown without the password; malformed ones say w
     ['not a url', /not a URL/],
     ['postgres://x@h/db', /not a mysql:\/\/ URL \(postgres:\)/],
     ['mysql://ovms:s3cret@db.example:3306/', /no database in the URL/],
+    ['mysql://ovms:s3cret%zz@db.example:3306/ovms', /a %-escape of the URL is not valid/],
   ] as const) {
     assert.throws(() => sourceOptions(url), (e: unknown) => isVtsError(e, 'VTS_ERR_CONFIG') && why.test(e.message) && !e.message.includes('s3cret'));
   }

@@ -9,6 +9,7 @@ import { vehicleLabel } from '../../core/push/message.js';
 import type { DeliveryItem, ProviderDeps, PushProvider, SendResult } from '../provider.js';
 import { httpPoster, type HttpAnswer } from './http-post.js';
 import { requestFailed, retryAfterSeconds, statusResult } from './http-result.js';
+import { detailLine } from './detail-line.js';
 
 export interface ExpoSettings {
   /** The API's base URL (default https://exp.host). */
@@ -45,10 +46,8 @@ export function expoMessage(item: DeliveryItem): ExpoMessage {
 /** Expo's tokens as they appear in its error messages (never in the history). */
 const TOKEN_RE = /Expo(?:nent)?PushToken\[[^\]]*\]/g;
 
-function oneLine(s: string, max = 120): string {
-  const line = s.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
+/** One line of a service's text for the history (at most 120 characters unless told). */
+const oneLine = (text: string, max = 120): string => detailLine(text, max);
 
 /** `{status:'error', message, details:{error}}` as one line without the token. */
 function errorDetail(entry: Record<string, unknown>, address: string): { code: string; detail: string } {

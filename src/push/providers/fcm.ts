@@ -7,12 +7,14 @@
  */
 import { createHash, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { formatUtc } from '../../core/time.js';
 import { VtsError } from '../../errors.js';
 import type { DeliveryItem, ProviderDeps, PushProvider, SendResult } from '../provider.js';
 import { fitText } from './apns.js';
 import { httpPoster, type HttpAnswer } from './http-post.js';
 import { requestFailed, retryAfterSeconds, statusResult } from './http-result.js';
 import { loadRsaKey, signJwt, type JwtHeader } from './jwt.js';
+import { detailLine } from './detail-line.js';
 
 export interface FcmSettings {
   /** The service account's JSON key file (Firebase console: Project settings → Service accounts). */
@@ -100,7 +102,7 @@ export function readServiceAccount(file: string): ServiceAccount {
 
 /** The reference's time text of a notification: `YYYY-MM-DD HH:MM:SS` UTC. */
 export function fcmTimestamp(epochSeconds: number): string {
-  return new Date(epochSeconds * 1000).toISOString().slice(0, 19).replace('T', ' ');
+  return formatUtc(epochSeconds);
 }
 
 type MessageFields = Pick<DeliveryItem, 'address' | 'vehicleId' | 'vehicleName' | 'alertType' | 'text' | 'time'>;
@@ -138,11 +140,8 @@ export function fcmPayload(item: MessageFields): string {
   return JSON.stringify(fcmMessage(item));
 }
 
-/** One short line of a service's text (no line breaks, bounded). */
-function oneLine(text: string, max = 160): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
+/** One line of a service's text for the history (at most 160 characters unless told). */
+const oneLine = (text: string, max = 160): string => detailLine(text, max);
 
 function parseJson(text: string): Record<string, unknown> | undefined {
   try {

@@ -11,6 +11,7 @@ import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import { vehicleLabel } from '../../core/push/message.js';
 import { VtsError } from '../../errors.js';
 import type { DeliveryItem, ProviderDeps, PushProvider, SendResult } from '../provider.js';
+import { detailLine } from './detail-line.js';
 
 export interface MailSettings {
   /** `smtp://[user:pass@]host[:port]` (STARTTLS when offered) or `smtps://…` (TLS from the start). */
@@ -89,10 +90,8 @@ export function mailMessage(item: DeliveryItem, from: string): MailMessage {
   };
 }
 
-function oneLine(s: string, max = 120): string {
-  const line = s.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
+/** One line of a service's text for the history (at most 120 characters unless told). */
+const oneLine = (text: string, max = 120): string => detailLine(text, max);
 
 /** nodemailer's codes of a connection that failed or broke (no SMTP answer to judge by). */
 const CONNECTION_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ETLS', 'EPROTOCOL', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE']);

@@ -8,6 +8,7 @@ import { createHmac } from 'node:crypto';
 import { VERSION } from '../../version.js';
 import type { DeliveryItem, ProviderDeps, PushProvider, SendResult } from '../provider.js';
 import { requestFailed, retryAfterSeconds, statusResult } from './http-result.js';
+import { detailLine } from './detail-line.js';
 
 /** The JSON document a webhook receives (keys in this order). */
 export interface WebhookPayload {
@@ -108,10 +109,8 @@ async function readSome(res: Response, max: number): Promise<string> {
   return Buffer.concat(chunks).subarray(0, max).toString('utf8');
 }
 
-function oneLine(s: string, max = 100): string {
-  const line = s.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
+/** One line of a service's text for the history (at most 100 characters unless told). */
+const oneLine = (text: string, max = 100): string => detailLine(text, max);
 
 /** What an error answer says, briefly: a JSON `error`/`message`, or a plain text's first line. */
 function answerExcerpt(res: Response, text: string): string {
