@@ -4,9 +4,10 @@
  * `vts serve` child process (this process is the load generator).
  *
  *   npm run bench -- [--cars 50] [--apps 0] [--seconds 10] [--idle 10000] [--http-seconds 10] [--command-vehicles 100]
- *                    [--mqtt-vehicles 50] [--mqtt-samples 200] [--only ingest|http|command|mqtt|push|idle|cluster] [--database URL]
+ *                    [--mqtt-vehicles 50] [--mqtt-samples 200] [--only ingest|http|command|mqtt|push|idle|cluster|import] [--database URL]
  *                    [--redis redis://127.0.0.1:6379] [--cluster-samples 1000] [--http-load wrk|autocannon]
  *                    [--push-subscriptions 1000] [--push-vehicles 100] [--push-alerts 5] [--push-rounds 3] [--push-delay 50]
+ *                    [--import-rows 1000000]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -24,6 +25,7 @@ import { reportHttp, runHttp } from './http-status.js';
 import { reportCommandRoundTrip, runCommandRoundTrip } from './command-roundtrip.js';
 import { reportMqttBridge, runMqttBridge } from './mqtt-bridge.js';
 import { reportClusterBench, runClusterBench } from './cluster.js';
+import { reportImport, runImportBench } from './import.js';
 import { reportPush, runPushBench } from './push.js';
 import { redisProblem } from './lib/bench-cluster.js';
 import { loadTool } from './lib/http-load.js';
@@ -48,6 +50,7 @@ const { values } = parseArgs({
     'push-alerts': { type: 'string', default: '5' },
     'push-rounds': { type: 'string', default: '3' },
     'push-delay': { type: 'string', default: '50' },
+    'import-rows': { type: 'string', default: '1000000' },
   },
 });
 const CARS = Number(values.cars);
@@ -105,7 +108,7 @@ async function main(): Promise<void> {
       MQTT_VEHICLES,
       3, // the cluster benchmark's latency cars
       !wanted || wanted === 'push' ? PUSH_VEHICLES + CARS : 1, // push: the alert cars, then the ingest cars
-      wanted === 'ingest' || wanted === 'http' || wanted === 'command' || wanted === 'mqtt' || wanted === 'push' || wanted === 'cluster' ? 1 : IDLE,
+      wanted === 'ingest' || wanted === 'http' || wanted === 'command' || wanted === 'mqtt' || wanted === 'push' || wanted === 'cluster' || wanted === 'import' ? 1 : IDLE,
     );
     process.stderr.write(`provisioning ${count} vehicles in ${DATABASE.url === undefined ? dataDir : 'PostgreSQL'}...\n`);
     const { ids, ownerId } = await provision(dataDir, count);
@@ -221,6 +224,11 @@ async function main(): Promise<void> {
         });
         reports.push(reportClusterBench(r));
       }
+    }
+    if (!wanted || wanted === 'import') {
+      const rows = Number(values['import-rows']);
+      process.stderr.write(`vts import: ${rows} history rows from MariaDB...\n`);
+      reports.push(reportImport(await runImportBench(rows, DATABASE.args)));
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });

@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { isVtsError } from '../errors.js';
 import { registerExec } from './exec.js';
+import { registerImport } from './import.js';
 import { registerModule } from './module.js';
 import { registerNotify } from './notify.js';
 import { registerPush } from './push.js';
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   registerExec(program);
   registerNotify(program);
   registerPush(program);
+  registerImport(program);
   addHelpHints(program);
   return program;
 }

@@ -42,8 +42,12 @@ export interface ReferenceSource {
 
 const HINT = 'give the reference database as mysql://user:password@host:3306/database (or mysql://user@localhost/database?socket=/run/mysqld/mysqld.sock)';
 
-/** Reads a `mysql://` URL; a malformed one is VTS_ERR_CONFIG (without the URL: it may hold the password). */
-export function sourceOptions(url: string): { options: ConnectionOptions; target: SourceTarget } {
+/**
+ * Reads a `mysql://` URL; a malformed one is VTS_ERR_CONFIG (without the URL: it may hold the
+ * password). A URL without a password takes MYSQL_PWD's, as the mysql client does (a password
+ * out of the process list).
+ */
+export function sourceOptions(url: string, env: NodeJS.ProcessEnv = process.env): { options: ConnectionOptions; target: SourceTarget } {
   let u: URL;
   try {
     u = new URL(url);
@@ -68,7 +72,7 @@ export function sourceOptions(url: string): { options: ConnectionOptions; target
   return {
     options: {
       user,
-      password: decode(u.password),
+      password: decode(u.password) || env.MYSQL_PWD || '',
       database,
       ...(socket ? { socketPath: socket } : { host, port }),
       connectTimeout: 10_000,

@@ -20,6 +20,7 @@
  */
 import type { ClientType } from '../core/mp/welcome.js';
 import type { HistoricalTypeSummary } from '../core/mp/server-commands.js';
+import type { ImportStore } from './import-store.js';
 import type { PushStore } from './push-store.js';
 
 export interface Owner {
@@ -245,6 +246,10 @@ export interface Store {
    * calls reject with VTS_ERR_STORE_CLOSED once the store is closed.
    */
   readonly push: PushStore;
+
+  // --- vts import ---
+  /** What `vts import` writes: owners, vehicles and rows brought over, with their origins (src/store/import-store.ts). */
+  readonly imports: ImportStore;
 
   // --- auto-provisioning ---
   getAutoProvision(key: string): Promise<AutoProvisionRecord | undefined>;

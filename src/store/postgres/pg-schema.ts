@@ -223,6 +223,22 @@ export const PG_MIGRATIONS: readonly { description: string; sql: string }[] = [
       INSERT INTO vts_meta (key, value) VALUES ('database_id', replace(gen_random_uuid()::text, '-', ''));
     `,
   },
+  {
+    description: 'import origins',
+    sql: `
+      -- (see the SQLite schema)
+      ALTER TABLE owners ADD COLUMN mail text NOT NULL DEFAULT '';
+
+      CREATE TABLE import_origins (
+        kind        text COLLATE "C" NOT NULL,
+        source_key  text COLLATE "C" NOT NULL,
+        target_key  text NOT NULL,
+        fingerprint text NOT NULL DEFAULT '',
+        secret      text NOT NULL DEFAULT '',
+        PRIMARY KEY (kind, source_key)
+      );
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

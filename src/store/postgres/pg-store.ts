@@ -57,6 +57,7 @@ import { BufferedStore } from '../buffered-store.js';
 import type { WriteBatch } from '../write-batch.js';
 import { commitBatch } from './pg-batch.js';
 import { describePgError, pgRetryable, type PgTarget } from './pg-errors.js';
+import { PgImportStore } from './pg-import.js';
 import { PgPushStore } from './pg-push.js';
 
 const RESOLVED: Promise<void> = Promise.resolve();
@@ -78,6 +79,8 @@ export class PgStore extends BufferedStore implements Store {
   private writing = 0;
   /** The push outbox, and the push_subscriptions statements (src/store/postgres/pg-push.ts). */
   readonly push: PgPushStore;
+  /** What `vts import` writes (src/store/postgres/pg-import.ts). */
+  readonly imports: PgImportStore;
 
   /** Takes over a pool whose schema is migrated (openPgStore in src/store/postgres/pg-open.ts). */
   constructor(
@@ -86,12 +89,14 @@ export class PgStore extends BufferedStore implements Store {
     opts: StoreOptions = {},
   ) {
     super(opts, pgRetryable);
-    this.push = new PgPushStore({
+    const access = {
       open: () => this.open(),
-      read: (sql, values) => this.read(sql, values),
-      change: (sql, values) => this.change(sql, values),
-      transaction: (fn) => this.transaction(fn),
-    });
+      read: <R extends QueryResultRow>(sql: string, values: unknown[]) => this.read<R>(sql, values),
+      change: <R extends QueryResultRow>(sql: string, values: unknown[]) => this.change<R>(sql, values),
+      transaction: <T>(fn: (client: PoolClient) => Promise<T>) => this.transaction(fn),
+    };
+    this.push = new PgPushStore(access);
+    this.imports = new PgImportStore(access);
   }
 
   protected commitBatch(batch: WriteBatch): Promise<void> {

@@ -242,6 +242,27 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO vts_meta (key, value) VALUES ('database_id', lower(hex(randomblob(16))));
     `,
   },
+  {
+    description: 'import origins',
+    sql: `
+      -- An account's e-mail address (brought over from a reference server by vts import).
+      ALTER TABLE owners ADD COLUMN mail TEXT NOT NULL DEFAULT '';
+
+      -- What vts import (src/import/) brought over from a reference server, by kind (owner,
+      -- vehicle, token, subscription, autoprovision) and the row's key there: the row it became
+      -- here (target_key), a digest of what it was (fingerprint: an import that finds it unchanged
+      -- at the source leaves the row alone, whatever happened to it here since) and, for an
+      -- owner, what its password was checked against (secret: a hash, never a password).
+      CREATE TABLE import_origins (
+        kind        TEXT NOT NULL,
+        source_key  TEXT NOT NULL,
+        target_key  TEXT NOT NULL,
+        fingerprint TEXT NOT NULL DEFAULT '',
+        secret      TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (kind, source_key)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -59,6 +59,7 @@ import { BufferedStore } from '../buffered-store.js';
 import type { WriteBatch } from '../write-batch.js';
 import { ReadCache } from '../read-cache.js';
 import { migrate } from './migrations.js';
+import { SqliteImportStore } from './sqlite-import.js';
 import { SqlitePushStore } from './sqlite-push.js';
 
 const BUSY_TIMEOUT_MS = 5000;
@@ -228,6 +229,8 @@ export class SqliteStore extends BufferedStore implements Store {
   private readonly stmt: Statements;
   /** The push outbox, and the push_subscriptions statements (src/store/sqlite/sqlite-push.ts). */
   readonly push: SqlitePushStore;
+  /** What `vts import` writes (src/store/sqlite/sqlite-import.ts). */
+  readonly imports: SqliteImportStore;
   private readonly commitTransaction: (batch: WriteBatch) => void;
   private readonly vehicleRows = new ReadCache<VehicleRow>();
   private readonly messageRows = new ReadCache<readonly CarMessageRow[]>();
@@ -255,6 +258,11 @@ export class SqliteStore extends BufferedStore implements Store {
     this.db = db;
     this.stmt = prepareStatements(db);
     this.push = new SqlitePushStore(db, () => this.open());
+    this.imports = new SqliteImportStore(
+      db,
+      () => this.open(),
+      () => this.clearCaches(),
+    );
     const s = this.stmt;
 
     this.commitTransaction = db.transaction((batch: WriteBatch) => {
@@ -321,6 +329,10 @@ export class SqliteStore extends BufferedStore implements Store {
     const version = this.stmt.dataVersion.get()!;
     if (version === this.dataVersion) return;
     this.dataVersion = version;
+    this.clearCaches();
+  }
+
+  private clearCaches(): void {
     this.vehicleRows.clear();
     this.messageRows.clear();
     this.ownerRows.clear();
