@@ -100,6 +100,24 @@ function connectError(err: unknown, target: SourceTarget, user: string): VtsErro
 
 const quote = (name: string): string => `\`${name.replace(/`/g, '``')}\``;
 
+/**
+ * The rows after `last` in the order of `key`, as `a > ? OR (a = ? AND (b > ? OR (b = ? AND …)))`:
+ * MariaDB turns that into a range of the key's index. It does not for the shorter
+ * `(a, b) > (?, ?)`, which scans the index from its start for every batch.
+ */
+export function rowsAfter(key: readonly string[], last: readonly unknown[]): { where: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const from = (i: number): string => {
+    const col = quote(key[i]!);
+    values.push(last[i]);
+    if (i === key.length - 1) return `${col} > ?`;
+    const gt = `${col} > ?`;
+    values.push(last[i]);
+    return `(${gt} OR (${col} = ? AND ${from(i + 1)}))`;
+  };
+  return { where: from(0), values };
+}
+
 /** Checks that every table and column vts reads is there. */
 async function checkSchema(c: Connection, target: SourceTarget): Promise<void> {
   const [rows] = await c.query<RowDataPacket[]>(
@@ -142,16 +160,15 @@ export async function openReference(url: string): Promise<ReferenceSource> {
     async *batches(table, key, batch) {
       const cols = REFERENCE_TABLES[table].map(quote).join(', ');
       const order = key.map(quote).join(', ');
-      let after: unknown[] | null = null;
+      let after: { where: string; values: unknown[] } | null = null;
       for (;;) {
-        // (a, b) > (?, ?): the row after the last one read, in key order
-        const where: string = after ? `WHERE (${order}) > (${key.map(() => '?').join(', ')})` : '';
-        const [rows]: [RowDataPacket[], unknown] = await c.query<RowDataPacket[]>(`SELECT ${cols} FROM ${quote(table)} ${where} ORDER BY ${order} LIMIT ${Math.max(1, Math.floor(batch))}`, after ?? []);
+        const where: string = after ? `WHERE ${after.where}` : '';
+        const [rows]: [RowDataPacket[], unknown] = await c.query<RowDataPacket[]>(`SELECT ${cols} FROM ${quote(table)} ${where} ORDER BY ${order} LIMIT ${Math.max(1, Math.floor(batch))}`, after?.values ?? []);
         if (rows.length === 0) return;
         yield rows;
         if (rows.length < batch) return;
         const last: RowDataPacket = rows[rows.length - 1]!;
-        after = key.map((k): unknown => last[k]);
+        after = rowsAfter(key, key.map((k): unknown => last[k]));
       }
     },
     async close() {
