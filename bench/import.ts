@@ -16,9 +16,8 @@ export interface ImportBenchResult {
   rows: number;
   seconds: number;
   rowsPerSecond: number;
-  /** Resident set (MB) once a tenth of the history was read, and the peak over the whole run. */
-  rssAtTenthMb: number;
-  rssEndMb: number;
+  /** Resident set (MB) at a quarter, half, three quarters and the end of the run; the peak. */
+  rssMb: number[];
   peakRssMb: number;
   fillSeconds: number;
 }
@@ -50,22 +49,21 @@ export async function runImportBench(rows: number, databaseArgs: string[] = []):
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.stdout.resume();
-    let rssAtTenth = 0;
-    let rssEnd = 0;
+    // the resident set over the run: flat when the rows stream
+    const samples: number[] = [];
     let peak = 0;
     const sample = setInterval(() => {
       const rss = rssOf(child.pid!);
-      if (rss > 0) rssEnd = rss;
+      if (rss > 0) samples.push(rss);
       peak = Math.max(peak, peakRssOf(child.pid!));
-      const done = /ovms_historicalmessages: ([\d,]+) \//.exec(stderr.slice(-400));
-      if (rssAtTenth === 0 && done && Number(done[1]!.replace(/,/g, '')) >= rows / 10) rssAtTenth = rss;
-    }, 250);
+    }, 100);
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     clearInterval(sample);
     if (code !== 0) throw new Error(`vts import exited with ${code}: ${stderr.slice(-2000)}`);
     const seconds = (performance.now() - started) / 1000;
     const mb = (b: number): number => Math.round(b / 1048576);
-    return { rows, seconds, rowsPerSecond: rows / seconds, rssAtTenthMb: mb(rssAtTenth), rssEndMb: mb(rssEnd), peakRssMb: mb(peak), fillSeconds };
+    const at = (f: number): number => mb(samples[Math.min(samples.length - 1, Math.floor(samples.length * f))] ?? 0);
+    return { rows, seconds, rowsPerSecond: rows / seconds, rssMb: [at(0.25), at(0.5), at(0.75), at(1)], peakRssMb: mb(peak), fillSeconds };
   } finally {
     await admin.query(`DROP DATABASE IF EXISTS ${database}`).catch(() => undefined);
     await admin.end();
@@ -77,6 +75,6 @@ export function reportImport(r: ImportBenchResult): string {
   return [
     `vts import: ${r.rows.toLocaleString('en-US')} history rows (100 vehicles; the source filled in ${r.fillSeconds.toFixed(1)} s)`,
     `  imported in ${r.seconds.toFixed(1)} s: ${Math.round(r.rowsPerSecond).toLocaleString('en-US')} rows/s`,
-    `  importer memory (RSS): ${r.rssAtTenthMb} MB at a tenth of the history, ${r.rssEndMb} MB at the end, peak ${r.peakRssMb} MB`,
+    `  importer memory (RSS) at 25/50/75/100 % of the run: ${r.rssMb.join(' / ')} MB, peak ${r.peakRssMb} MB`,
   ].join('\n');
 }

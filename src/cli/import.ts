@@ -3,14 +3,16 @@
  * messages, history, push subscriptions, API tokens, auto-provisioning) into vts's database
  * (src/import/). Read-only on the source; run again, it brings only what changed.
  */
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { addConfigOption, parseCountIn, resolveOptions } from '../config.js';
 import { Importer, PARTS, parseParts } from '../import/importer.js';
 import { Progress } from '../import/progress.js';
 import { openReference } from '../import/reference-db.js';
 import { formatSummary } from '../import/report.js';
-import { addStoreOptions, withStore, type StoreCommandOptions } from './shared-options.js';
+import { addStoreOptions, requireStoreOf, withStore, type StoreCommandOptions } from './shared-options.js';
 
 interface ImportOptions extends StoreCommandOptions {
   dryRun?: boolean;
@@ -45,9 +47,17 @@ export function registerImport(program: Command): void {
     const err = process.stderr;
     const progress = new Progress({ write: (t) => err.write(t), isTTY: err.isTTY, columns: err.columns });
     progress.say(`vts: ${dryRun ? 'dry run: reading' : 'importing'} ${source.target.shown} (${parts.join(', ')})`);
+    // a dry run for a vts that has no database yet: against an empty one, made for the run
+    let target: StoreCommandOptions = o;
+    let scratch: string | undefined;
+    if (dryRun && o.database === undefined && !(await requireStoreOf(o).then(() => true, () => false))) {
+      scratch = mkdtempSync(join(tmpdir(), 'vts-import-dry-'));
+      target = { ...o, dataDir: scratch };
+      progress.say(`vts: no vts database in ${o.dataDir} yet: everything would be new`);
+    }
     try {
       const reports = await withStore(
-        o,
+        target,
         async (store) => {
           const importer = new Importer(source, store, {
             parts,
@@ -59,7 +69,7 @@ export function registerImport(program: Command): void {
           });
           return importer.run();
         },
-        { create: !dryRun },
+        { create: !dryRun || scratch !== undefined },
       );
       process.stdout.write(formatSummary(reports, dryRun));
       const bad = reports.reduce((sum, r) => sum + r.badCount, 0);
@@ -70,6 +80,7 @@ export function registerImport(program: Command): void {
       }
     } finally {
       await source.close();
+      if (scratch) rmSync(scratch, { recursive: true, force: true });
     }
   });
 }

@@ -8,7 +8,7 @@
 import { hashApiToken } from '../auth/api-token.js';
 import { hashPassword, verifyPassword } from '../auth/password.js';
 import { VtsError } from '../errors.js';
-import { IMPORT_TABLES, type ImportStore, type ImportTable, type ImportValue, type OriginKind, type RowOutcome } from '../store/import-store.js';
+import { IMPORT_TABLES, type ImportOrigin, type ImportStore, type ImportTable, type ImportValue, type OriginKind, type RowOutcome } from '../store/import-store.js';
 import type { Store } from '../store/store.js';
 import type { Progress } from './progress.js';
 import type { ReferenceSource, ReferenceTable } from './reference-db.js';
@@ -113,6 +113,9 @@ export class Importer {
   private placeholder = 0;
   /** The source owners that are active users there (this run). */
   private readonly activeOwners = new Set<string>();
+  /** The origins of owners and vehicles as the run found them (read once). */
+  private ownerOrigins?: Map<string, ImportOrigin>;
+  private vehicleOrigins?: Map<string, ImportOrigin>;
   /** Vehicles a dry run would add (no two source owners get the same one). */
   private readonly dryVehicles = new Set<string>();
   private readonly mapping: Mapping = {
@@ -196,7 +199,8 @@ export class Importer {
     const mapped = rows.map(ownerOf);
     for (const m of mapped) if (!isSkip(m)) this.activeOwners.add(m.sourceKey);
     // the passwords: checked against the last import's and hashed, several at once (scrypt)
-    const origins = new Map((await this.imports.origins('owner')).map((o) => [o.sourceKey, o]));
+    this.ownerOrigins ??= new Map((await this.imports.origins('owner')).map((o) => [o.sourceKey, o]));
+    const origins = this.ownerOrigins;
     const secrets = await mapLimit(mapped, this.o.hashing, async (m) => {
       if (isSkip(m)) return undefined;
       const origin = origins.get(m.sourceKey);
@@ -262,7 +266,8 @@ export class Importer {
   // --- vehicles ---
 
   private async vehicleBatch(rows: SourceRow[], report: TableReport): Promise<void> {
-    const origins = new Map((await this.imports.origins('vehicle')).map((o) => [o.sourceKey, o]));
+    this.vehicleOrigins ??= new Map((await this.imports.origins('vehicle')).map((o) => [o.sourceKey, o]));
+    const origins = this.vehicleOrigins;
     for (const r of rows) {
       const m = vehicleOf(r);
       if (isSkip(m)) this.skipped(report, m);
