@@ -48,7 +48,8 @@ export async function runImportBench(rows: number, databaseArgs: string[] = []):
     const child = spawn(process.execPath, ['dist/cli/main.js', 'import', `${MARIADB_URL}/${database}`, '--data-dir', dataDir, ...databaseArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.stdout.resume();
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     // the resident set over the run: flat when the rows stream
     const samples: number[] = [];
     let peak = 0;
@@ -60,6 +61,8 @@ export async function runImportBench(rows: number, databaseArgs: string[] = []):
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     clearInterval(sample);
     if (code !== 0) throw new Error(`vts import exited with ${code}: ${stderr.slice(-2000)}`);
+    const all = rows.toLocaleString('en-US');
+    if (!new RegExp(`^ovms_historicalmessages\\s+${all}\\s+${all}\\s`, 'm').test(stdout)) throw new Error(`not every history row was added:\n${stdout}`);
     const seconds = (performance.now() - started) / 1000;
     const mb = (b: number): number => Math.round(b / 1048576);
     const at = (f: number): number => mb(samples[Math.min(samples.length - 1, Math.floor(samples.length * f))] ?? 0);

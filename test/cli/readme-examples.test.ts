@@ -37,6 +37,7 @@ const SKIP: [RegExp, string][] = [
   [/^npm run bench\b/, 'a benchmark of minutes, not an example to check'],
   [/^vts serve --mqtt-port 1884$/, 'the server the test runs has its broker on a free port, which stands for 1884'],
   [/^vts serve --cluster /, 'nodes of a cluster on other machines (test/cluster/ runs real clusters, --workers included)'],
+  [/^vts import /, "a reference server's database on another machine (test/import/ imports one from the local MariaDB)"],
   [/\[|\b(NAME|ID|P|CARPASS|VEHICLE|COMMAND)\b/, 'a synopsis of the CLI reference (placeholders in capitals, options in brackets), not an example'],
 ];
 
