@@ -29,6 +29,7 @@ test('a fresh file gets the whole schema, WAL mode and private permissions', { s
     'car_messages',
     'historical',
     'historical_all',
+    'import_origins',
     'notify_targets',
     'owners',
     'push_attempts',
