@@ -6,6 +6,7 @@
 import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { addConfigFileOption, addConfigOption } from '../config.js';
+import { CAR_PASSWORD, MAX_VEHICLE_NAME, USER_NAME, VEHICLE_ID } from '../core/auth/identifier-rules.js';
 import { passwordProblem } from '../core/auth/password-rule.js';
 import { VtsError } from '../errors.js';
 import { describeStoreError, openStore, requireStore } from '../store/open.js';
@@ -99,10 +100,6 @@ function invalid(detail: string): VtsError {
   return new VtsError('VTS_ERR_INVALID_INPUT', detail);
 }
 
-const USER_NAME = /^[A-Za-z0-9._@-]{1,60}$/;
-const VEHICLE_ID = /^[A-Za-z0-9._-]{1,32}$/;
-const CAR_PASSWORD = /^\S{1,255}$/;
-const MAX_VEHICLE_NAME = 64;
 
 export function validateUserName(name: string): string {
   if (!USER_NAME.test(name)) {

@@ -135,12 +135,11 @@ export class Importer {
     // where earlier imports put owners and vehicles: for the parts that are not imported this time
     for (const origin of await this.imports.origins('owner')) this.owners.set(origin.sourceKey, Number(origin.targetKey));
     for (const origin of await this.imports.origins('vehicle')) this.vehicles.set(origin.sourceKey, origin.targetKey);
-    const token = (t: string): string => hashApiToken(t);
     const rowParts: Partial<Record<Part, RowPart>> = {
       messages: { target: 'car_messages', map: (r) => carMessageOf(r, this.mapping) },
       history: { target: 'historical', map: (r) => historicalOf(r, this.mapping, this.o.now) },
       subscriptions: { target: 'push_subscriptions', origin: 'subscription', map: (r) => subscriptionOf(r, this.mapping) },
-      tokens: { target: 'api_tokens', origin: 'token', map: (r) => tokenOf(r, this.mapping, token) },
+      tokens: { target: 'api_tokens', origin: 'token', map: (r) => tokenOf(r, this.mapping, hashApiToken) },
       autoprovision: { target: 'autoprovision', origin: 'autoprovision', map: (r) => autoProvisionOf(r, this.mapping) },
     };
     for (const part of this.o.parts) {

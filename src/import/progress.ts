@@ -3,6 +3,7 @@
  * left), else a plain line every `every` ms; a line when a table is done either way. The clock is
  * injected (tests).
  */
+import { n } from './report.js';
 
 export interface ProgressOutput {
   write(text: string): void;
@@ -17,7 +18,6 @@ export interface ProgressOptions {
   every?: number;
 }
 
-const n = (v: number): string => Math.round(v).toLocaleString('en-US');
 
 function duration(ms: number): string {
   if (ms < 10_000) return `${(Math.max(0, ms) / 1000).toFixed(1)} s`;

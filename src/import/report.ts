@@ -5,7 +5,8 @@
 
 /** The bad rows printed one by one per table; the rest are counted. */
 const LISTED = 20;
-const n = (v: number): string => v.toLocaleString('en-US');
+/** A count as the import prints it: 1,000,000. */
+export const n = (v: number): string => Math.round(v).toLocaleString('en-US');
 const BAD = 'broke a rule of vts or conflicted with its data (printed above)';
 
 export class TableReport {

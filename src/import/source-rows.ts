@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { isDrupalHash } from '../auth/drupal-hash.js';
 import { looksLikeApiToken } from '../auth/api-token.js';
+import { CAR_PASSWORD, MAX_VEHICLE_NAME, USER_NAME, VEHICLE_ID } from '../core/auth/identifier-rules.js';
 import type { ImportValue } from '../store/import-store.js';
 import type { VehicleType } from '../store/store.js';
 
@@ -33,12 +34,6 @@ export function epochOf(v: unknown): number | null {
 }
 
 export const digest = (parts: readonly unknown[]): string => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
-
-// --- vts's rules (as the admin commands check them, src/cli/shared-options.ts) ---
-
-const USER_NAME = /^[A-Za-z0-9._@-]{1,60}$/;
-const VEHICLE_ID = /^[A-Za-z0-9._-]{1,32}$/;
-const CAR_PASSWORD = /^\S{1,255}$/;
 
 const shown = (v: string): string => JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
 
@@ -113,7 +108,7 @@ export function vehicleOf(r: SourceRow): SourceVehicle | Skip {
   const type = str(r.v_type).toUpperCase() || 'CAR';
   if (type !== 'CAR' && type !== 'SERVER') return skip(`vehicle ${id} has the type ${shown(str(r.v_type))} (CAR or SERVER)`, true);
   // eslint-disable-next-line no-control-regex
-  const name = str(r.vehiclename).replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, 64);
+  const name = str(r.vehiclename).replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, MAX_VEHICLE_NAME);
   const paranoidToken = str(r.v_ptoken);
   const lastUpdate = epochOf(r.v_lastupdate);
   const sourceOwner = str(r.owner);
