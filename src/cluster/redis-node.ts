@@ -80,6 +80,12 @@ export abstract class RedisNode {
   protected readonly roles: Roles;
   protected readonly groups: RedisGroups;
 
+  /** For `/ready`: joined (connected to Redis, the other nodes' state loaded) or not. */
+  health(): string {
+    if (this.stopping) return 'failed: leaving the cluster';
+    return this.joined ? 'ok' : 'failed: not connected to the cluster (Redis)';
+  }
+
   constructor(private readonly opts: RedisNodeOptions) {
     this.nodeId = opts.nodeId;
     this.log = opts.log.child({ node: opts.nodeId });

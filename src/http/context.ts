@@ -9,6 +9,7 @@ import type { CommandJobs } from '../hub/command-jobs.js';
 import type { Hub } from '../hub/hub.js';
 import type { Store } from '../store/store.js';
 import type { WebOptions } from './web.js';
+import type { OpsContext } from './ops.js';
 
 export interface HttpContext {
   hub: Hub;
@@ -40,4 +41,6 @@ export interface HttpContext {
   trustProxy: readonly string[];
   /** Open live streams (`GET /api/live`): each entry ends its stream (at shutdown). */
   liveStreams: Set<() => void>;
+  /** `/health`, `/ready` and `/metrics` (src/http/ops.ts). */
+  ops: OpsContext;
 }

@@ -128,6 +128,8 @@ export interface Cluster {
   lead(role: string, onChange: (leading: boolean) => void): () => void;
   /** Leaves the cluster (what this node holds is dropped from it). */
   stop(): Promise<void>;
+  /** For `/ready`: `ok` (connected, messages flow), `off` (a single node), or why not, in a few words. */
+  health(): string;
 }
 
 /** A single node: there is nobody else; the shared sets and tables are this process's. */
@@ -137,6 +139,10 @@ export class SoloCluster implements Cluster {
   private readonly tables = new Map<string, Map<string, string>>();
 
   constructor(readonly nodeId = 'solo') {}
+
+  health(): string {
+    return 'off';
+  }
 
   async start(): Promise<void> {}
   announce(): void {}

@@ -21,6 +21,7 @@ import { decodeText, type CommandOutcome } from '../core/commands/result.js';
 import { isVtsError, VtsError } from '../errors.js';
 import type { CommandAuditEntry, Store } from '../store/store.js';
 import { backgroundCommands, RunWaiters } from './run-waiters.js';
+import { commandOutcomeOf, NO_TELEMETRY, type Telemetry } from './telemetry.js';
 
 /** What runs on the vehicle. */
 export interface CommandJob {
@@ -163,6 +164,7 @@ export class CommandService {
     private readonly now: () => number = Date.now,
     notifications?: NotificationSource,
     private readonly remote?: RemoteRoutes,
+    private readonly telemetry: Telemetry = NO_TELEMETRY,
   ) {
     this.runWaiters = new RunWaiters(now);
     notifications?.((vehicleId, type, text) => {
@@ -272,6 +274,8 @@ export class CommandService {
   }
 
   private async queued(req: JobRequest, vehicleId: string, text: string, started: number): Promise<CommandResult> {
+    /** The link the command went out on, once it has (for the metrics). */
+    const sent = { link: 'none' };
     try {
       const timeoutMs = Math.min(this.options.maxTimeoutMs, Math.max(1, req.timeoutMs ?? this.options.defaultTimeoutMs));
       const waiting = this.queues.get(vehicleId);
@@ -279,7 +283,7 @@ export class CommandService {
       queue.size++;
       this.queues.set(vehicleId, queue);
       // an idle vehicle gets the command at once (in the order of the caller's other messages)
-      const run = waiting ? queue.tail.then(() => this.start(vehicleId, req.job, timeoutMs)) : this.start(vehicleId, req.job, timeoutMs);
+      const run = waiting ? queue.tail.then(() => this.start(vehicleId, req.job, timeoutMs, sent)) : this.start(vehicleId, req.job, timeoutMs, sent);
       queue.tail = run.catch(() => undefined);
       // shutdown() ends the wait at once; the transport's own wait is left to run out
       let settle!: () => void;
@@ -289,7 +293,7 @@ export class CommandService {
       try {
         const outcome = await Promise.race([run, aborted]);
         const result = { ...outcome, durationMs: this.now() - started };
-        this.audit(req, vehicleId, text, started, String(outcome.result));
+        this.audit(req, vehicleId, text, started, String(outcome.result), sent.link);
         return result;
       } finally {
         // a failure is audited by the catch below, in the same turn (before shutdown() goes on)
@@ -298,18 +302,19 @@ export class CommandService {
         if (--queue.size === 0 && this.queues.get(vehicleId) === queue) this.queues.delete(vehicleId);
       }
     } catch (err) {
-      this.audit(req, vehicleId, text, started, auditResult(err));
+      this.audit(req, vehicleId, text, started, auditResult(err), sent.link);
       throw err;
     }
   }
 
   /** The command's turn has come: send it over the transport that reaches the vehicle now. */
-  private async start(vehicleId: string, job: CommandJob, timeoutMs: number): Promise<Omit<CommandResult, 'durationMs'>> {
+  private async start(vehicleId: string, job: CommandJob, timeoutMs: number, sent: { link: string }): Promise<Omit<CommandResult, 'durationMs'>> {
     if (this.closed) throw new VtsError('VTS_ERR_SHUTTING_DOWN', 'the command was not started');
     // the vehicle may have gone while this command waited
     const transport = this.transportFor(vehicleId, job);
     if (!transport) throw new VtsError('VTS_ERR_NOT_CONNECTED', vehicleId);
     const deadline = this.now() + timeoutMs;
+    sent.link = transport.name;
     // registered before the command is sent: the outputs may come in the same packet as the answer
     const background = job.command && !job.wire ? backgroundCommands(job.command) : 0;
     const run = background > 0 ? this.runWaiters.expect(vehicleId, background) : null;
@@ -325,7 +330,8 @@ export class CommandService {
     return { ...outcome, output, transport: transport.name };
   }
 
-  private audit(req: Caller & { kind: string }, vehicleId: string, command: string, started: number, result: string): void {
+  /** Records the command's end (in the store, the log and the metrics); `link`: what carried it, `none` when nothing did. */
+  private audit(req: Caller & { kind: string }, vehicleId: string, command: string, started: number, result: string, link = 'none'): void {
     const entry: CommandAuditEntry = {
       vehicleId,
       time: Math.floor(started / 1000),
@@ -338,6 +344,7 @@ export class CommandService {
     };
     this.store.addCommandAudit(entry).catch((err: unknown) => this.log.error({ err }, 'command audit failed'));
     this.log.info({ vehicle: vehicleId, caller: req.caller, via: req.via, command, result, ms: entry.durationMs }, 'command');
+    this.telemetry.command(link, /^\d$/.test(result) ? commandOutcomeOf(Number(result)) : result, entry.durationMs / 1000);
   }
 }
 

@@ -41,6 +41,7 @@ import { V3CommandTransport } from './v3-command-transport.js';
 import type { VehicleLink } from './vehicle-link.js';
 import { VehicleLinks, type LinkKind } from './vehicle-links.js';
 import type { HubOptions, HubPort, LiveEvent, StoredRef } from './handlers/port.js';
+import { NO_TELEMETRY, type Telemetry } from './telemetry.js';
 
 export type { HubOptions, LiveEvent, StoredRef } from './handlers/port.js';
 export type { LiveListener } from './live-watchers.js';
@@ -66,6 +67,8 @@ export class Hub implements HubPort {
   /** Clients whose login replay is still being read: messages for them wait here. */
   private readonly held = new Map<Peer, HeldMessage[]>();
   readonly now: () => number;
+  /** Where events are counted for `/metrics`. */
+  readonly telemetry: Telemetry;
   /** Every command to a vehicle goes through it (HTTP, custom API, MP clients' `C`, other nodes). */
   readonly commands: CommandService;
 
@@ -77,6 +80,7 @@ export class Hub implements HubPort {
     readonly cluster: Cluster = new SoloCluster(),
   ) {
     this.now = options.now ?? Date.now;
+    this.telemetry = options.telemetry ?? NO_TELEMETRY;
     this.live = new LiveWatchers(log);
     this.links = new VehicleLinks(cluster);
     this.inbox = new ClusterInbox(this);
@@ -92,6 +96,7 @@ export class Hub implements HubPort {
       this.now,
       (listener) => this.events.on('notification', (n) => listener(n.vehicleId, n.alertType, n.text)),
       cluster.clustered ? new ClusterRoutes(cluster) : undefined,
+      this.telemetry,
     );
   }
 
@@ -373,6 +378,7 @@ export class Hub implements HubPort {
 
   /** Handles one decoded message from a logged-in peer (the dispatch of §9). */
   handle(peer: Peer, msg: MpMessage): void {
+    if (peer.clientType === 'C') this.telemetry.carMessage(msg.code);
     const link = this.links.get(peer.vehicleId);
     if (link) dispatch(this, peer, link, msg);
     else if (msg.code === 'A') peer.send('a', ''); // a peer server (never registered) still gets pongs
@@ -403,11 +409,13 @@ export class Hub implements HubPort {
 
   /** A record rendered from the vehicle's v3 metrics: stored, logged and forwarded like a car's. */
   v3Record(vehicleId: string, ownerId: number, code: string, data: string): void {
+    this.telemetry.carMessage(code);
     storeAndForward(this, V3_SOURCE, this.links.getOrCreate(vehicleId, ownerId), code, data, false);
   }
 
   /** A v3 notification as the `P` data of a car (`I…`, `A…`, `E…`). */
   v3Notification(vehicleId: string, ownerId: number, data: string): void {
+    this.telemetry.carMessage('P');
     const link = this.links.getOrCreate(vehicleId, ownerId);
     forwardNotification(this, link, data);
     this.links.prune(link);
@@ -421,6 +429,7 @@ export class Hub implements HubPort {
 
   /** A historical record from the vehicle (v3 `notify/data`, events); resolves once it is durable. */
   v3Historical(vehicleId: string, rec: HistoricalInput): Promise<void> {
+    this.telemetry.carMessage('H');
     return this.store.addHistorical(historicalRecord(this, vehicleId, rec), true);
   }
 

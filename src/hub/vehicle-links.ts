@@ -76,4 +76,17 @@ export class VehicleLinks {
       yield* link.batches;
     }
   }
+
+  /** How many connections of each kind this node holds (for `/metrics`; walks every link). */
+  connectionCounts(): { car: number; app: number; batch: number; mqttModule: number; apiSession: number } {
+    const n = { car: 0, app: 0, batch: 0, mqttModule: 0, apiSession: 0 };
+    for (const link of this.map.values()) {
+      if (link.car) n.car++;
+      n.app += link.apps.size;
+      n.batch += link.batches.size;
+      if (link.v3) n.mqttModule++;
+      n.apiSession += link.apiApps.size;
+    }
+    return n;
+  }
 }

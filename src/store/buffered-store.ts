@@ -19,6 +19,7 @@ export abstract class BufferedStore {
     this.buffer = new WriteBehindBuffer((batch) => this.commitBatch(batch), {
       delayMs: opts.writeBehindMs ?? 100,
       onBackgroundError: opts.onBackgroundError,
+      onCommit: opts.onCommit,
       retryable,
     });
   }

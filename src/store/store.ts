@@ -292,4 +292,6 @@ export interface StoreOptions {
   writeBehindMs?: number;
   /** Called with errors of background commits (which have no caller to reject). */
   onBackgroundError?: (err: unknown) => void;
+  /** Told of each committed batch of buffered writes: its entries and the seconds its commit took. */
+  onCommit?: (entries: number, seconds: number) => void;
 }

@@ -21,6 +21,7 @@
  * in its transaction, so they come after every write put before them (the batch in flight
  * included) and before every write put after them.
  */
+import { performance } from 'node:perf_hooks';
 import type { CarMessage, HistoricalRecord, UtilisationDelta } from './store.js';
 
 export {
@@ -50,6 +51,8 @@ export interface WriteBehindOptions {
   retryDelaysMs?: readonly number[];
   /** Whether a failed commit may succeed when tried again (default: always). */
   retryable?: (err: unknown) => boolean;
+  /** Told of each committed batch: its entries and the seconds its commit took (for `/metrics`). */
+  onCommit?: (entries: number, seconds: number) => void;
 }
 
 const DEFAULT_RETRY_DELAYS_MS = [50, 100, 200, 400, 800];
@@ -69,6 +72,7 @@ export class WriteBehindBuffer {
   private readonly onBackgroundError: (err: unknown) => void;
   private readonly retryDelaysMs: readonly number[];
   private readonly retryable: (err: unknown) => boolean;
+  private readonly onCommit: ((entries: number, seconds: number) => void) | undefined;
 
   private pending = new WriteBatch();
   private inflight: WriteBatch | null = null;
@@ -84,6 +88,7 @@ export class WriteBehindBuffer {
     this.onBackgroundError = opts.onBackgroundError ?? ((err) => console.error('vts store: background commit failed:', err));
     this.retryDelaysMs = opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
     this.retryable = opts.retryable ?? (() => true);
+    this.onCommit = opts.onCommit;
   }
 
   // --- writes ---
@@ -388,8 +393,10 @@ export class WriteBehindBuffer {
   private async commitWithRetries(batch: WriteBatch): Promise<Failure | undefined> {
     for (let tries = 0; !batch.empty; tries++) {
       try {
+        const started = this.onCommit ? performance.now() : 0;
         const done = this.commitFn(batch);
         if (done) await done;
+        this.onCommit?.(batch.size, (performance.now() - started) / 1000);
         return undefined;
       } catch (err) {
         const delay = this.retryable(err) ? this.retryDelaysMs[tries] : undefined;

@@ -3,6 +3,7 @@
  * port, so that handlers depend only downward and a clustered hub can provide the same. The hub
  * implements it; the dispatcher passes it to each handler.
  */
+import type { Telemetry } from '../telemetry.js';
 import type { Logger } from 'pino';
 import type { Store } from '../../store/store.js';
 import type { CommandResult, CommandServiceOptions, JobRequest } from '../command-service.js';
@@ -29,6 +30,8 @@ export interface HubOptions {
   commandLink?: 'v2' | 'mqtt';
   /** Who delivers push notifications (src/push/; default: nobody). */
   notifier?: Notifier;
+  /** Where events are counted for `/metrics` (default: nowhere). */
+  telemetry?: Telemetry;
 }
 
 /** What live watchers of a vehicle hear (docs/web-api.md "Live updates"). */

@@ -1,0 +1,66 @@
+/**
+ * The operators' endpoints: `GET /health` (liveness), `GET /ready` (readiness) and, with
+ * `--metrics-token`, `GET /metrics` (Prometheus). None of them is rate limited (src/http/app.ts
+ * lets them through); `/metrics` checks its bearer token through the login throttle like every
+ * other secret.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sameSecret } from '../core/crypto/same-secret.js';
+import type { HttpContext } from './context.js';
+import { sendJson, sendText, status, unauthorized } from './reply.js';
+import { tooManyLogins } from './auth.js';
+import { clientAddress } from './params.js';
+
+/** What `/ready` reports: each check `ok`, `off` (not configured) or why not. */
+export interface Readiness {
+  ready: boolean;
+  checks: Record<string, string>;
+}
+
+export interface OpsContext {
+  /** The server's version (`/health`). */
+  version: string;
+  /** When the server started (epoch ms). */
+  startedAt: number;
+  /** The readiness checks (coalesced: one at a time). */
+  readiness(): Promise<Readiness>;
+  /** `/metrics`: its bearer token and the text; null without `--metrics-token` (no route). */
+  metrics: { token: string; contentType: string; render(): Promise<string> } | null;
+}
+
+/** The paths served here: the rate limiter leaves them alone. */
+export const OPS_PATHS: ReadonlySet<string> = new Set(['/health', '/ready', '/metrics']);
+
+/** The throttle's account of the metrics token. */
+const METRICS_ACCOUNT = 'metrics';
+
+function bearer(req: FastifyRequest): string | null {
+  const h = req.headers.authorization;
+  if (typeof h !== 'string') return null;
+  const m = /^Bearer[ ]+(\S+)\s*$/i.exec(h);
+  return m ? m[1]! : null;
+}
+
+async function metrics(ctx: HttpContext, m: NonNullable<OpsContext['metrics']>, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const given = bearer(req);
+  const refuse = (): FastifyReply => unauthorized(reply.header('WWW-Authenticate', 'Bearer realm="vts metrics"'));
+  if (given === null) return refuse();
+  const outcome = await ctx.guard.attempt(clientAddress(req), METRICS_ACCOUNT, async () => (sameSecret(given, m.token) ? true : null));
+  if (!outcome.ok) return outcome.throttled ? tooManyLogins(reply, outcome) : refuse();
+  const text = await m.render();
+  return status(reply, 200).header('Content-Type', m.contentType).send(text);
+}
+
+export function registerOps(app: FastifyInstance, ctx: HttpContext): void {
+  const ops = ctx.ops;
+  app.get('/health', (_req, reply) =>
+    sendJson(reply, 200, { status: 'ok', version: ops.version, uptimeSeconds: Math.floor((Date.now() - ops.startedAt) / 1000) }),
+  );
+  app.get('/ready', async (_req, reply) => {
+    const r = await ops.readiness();
+    return sendJson(reply, r.ready ? 200 : 503, { status: r.ready ? 'ready' : 'not ready', checks: r.checks });
+  });
+  const m = ops.metrics;
+  if (m) app.get('/metrics', (req, reply) => metrics(ctx, m, req, reply));
+  else app.get('/metrics', (_req, reply) => sendText(reply, 404, 'not found: /metrics is served when vts serve runs with --metrics-token'));
+}
