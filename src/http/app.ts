@@ -9,11 +9,15 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { apiErrorStyle, dispatchApi } from './api-v2/routes.js';
 import { registerFormParsers } from './forms.js';
 import { MQAPI_CALLS, mqapi } from './mqapi/routes.js';
+import { registerOpenApi } from './openapi/routes.js';
 import { registerWeb } from './web.js';
 import type { HttpContext } from './context.js';
 import { clientAddress } from './params.js';
 import { FASTIFY_JSON_TYPE, httpDate, notFound, sendError, status, unrecognised, type ErrorStyle } from './reply.js';
 import { requestFailure } from './request-errors.js';
+import { OPS_PATHS, registerOps } from './ops.js';
+import { routeGroup } from './route-group.js';
+import { NO_TELEMETRY } from '../hub/telemetry.js';
 
 /** Refused requests held at once (REF holds each for 20 s); beyond this they are refused at once. */
 const MAX_HELD = 1000;
@@ -30,6 +34,12 @@ function commonHeaders(reply: FastifyReply): FastifyReply {
 
 const isApi = (path: string) => path === '/api' || path.startsWith('/api/');
 
+/** A request's path as logged: without the query (passwords), a token in the path masked. */
+function loggedPath(url: string): string {
+  const path = url.split('?', 1)[0] ?? '';
+  return path.startsWith('/api/token/') ? '/api/token/…' : path;
+}
+
 /** The error style of the call a request is for (JSON for the command and web APIs, else text). */
 function errorStyle(req: FastifyRequest, path: string): ErrorStyle {
   return isApi(path) ? apiErrorStyle(req.method, req.url) : 'text';
@@ -44,7 +54,7 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
     const path = (req.url ?? '').split('?', 1)[0] ?? '';
     const f = requestFailure(err);
     // never the query (passwords) nor a token in the path; the parsers' messages may quote the input
-    const logged = { path: path.startsWith('/api/token/') ? '/api/token/…' : path, method: req.method };
+    const logged = { path: loggedPath(path), method: req.method };
     if (f.client) {
       const e = err as { code?: unknown; cause?: unknown } | null;
       const cause = e?.cause instanceof Error ? e.cause.message : undefined;
@@ -74,7 +84,10 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
   let held = 0;
   app.addHook('onRequest', (req, reply, done) => {
     const limiter = ctx.rateLimiter;
+    // health checks and scrapes come every few seconds from one address: never limited
+    if (OPS_PATHS.has(req.routeOptions.url ?? '')) return done();
     if (limiter.hit(clientAddress(req), ctx.hub.seconds())) return done();
+    ctx.hub.telemetry.httpThrottled();
     const refuse = (): void => void status(reply, 429).send('');
     if (held >= MAX_HELD) return refuse();
     held++;
@@ -89,6 +102,21 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
     commonHeaders(reply);
     if (reply.getHeader('content-type') === FASTIFY_JSON_TYPE) reply.header('content-type', 'application/json');
     done(null, payload);
+  });
+
+  // the metrics of every answered request, and the access log at debug level
+  const telemetry = ctx.hub.telemetry;
+  const counted = telemetry !== NO_TELEMETRY;
+  app.addHook('onResponse', (req, reply, done) => {
+    const logged = ctx.log.isLevelEnabled('debug');
+    if (!counted && !logged) return done();
+    const url = req.url ?? '';
+    const group = routeGroup(req.method, url, ctx.commandService);
+    const ms = reply.elapsedTime;
+    if (counted) telemetry.httpRequest(group, reply.statusCode, ms / 1000);
+    // the path only (the query may hold a password), a token in the path masked, no headers
+    if (logged) ctx.log.debug({ method: req.method, path: loggedPath(url), status: reply.statusCode, ms: Math.round(ms * 10) / 10, client: clientAddress(req), group }, 'HTTP request');
+    done();
   });
 
   // before any child context is registered: children inherit the error handler they are born with
@@ -111,6 +139,8 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
     for (const call of MQAPI_CALLS) posts.post(`/mqapi/${call}`, (req, reply) => mqapi(ctx, req, reply, call));
   });
 
+  registerOps(app, ctx);
+  await registerOpenApi(app);
   await registerWeb(app, ctx.web);
   // live streams are hijacked replies: fastify's close would wait for them
   app.addHook('preClose', (done) => {
