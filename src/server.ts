@@ -2,9 +2,7 @@
  * The composition root of `vts serve`: opens the store, builds the hub, starts the listeners and
  * the housekeeping timers, and shuts everything down in order.
  */
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { createSecureContext } from 'node:tls';
 import type { Logger } from 'pino';
 import { loginLimits, type LoginLimits } from './core/login-throttle.js';
 import { DEFAULT_TIMEOUTS, type InactivityTimeouts } from './core/mp/inactivity.js';
@@ -22,7 +20,7 @@ import { CommandJobs } from './hub/command-jobs.js';
 import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL, type WebOptions } from './http/web.js';
 import { startHttpListeners, type HttpListeners } from './http/listener.js';
 import { startOfUtcDay } from './core/time.js';
-import { isVtsError, VtsError } from './errors.js';
+import { isVtsError } from './errors.js';
 import { describeListenError, withListenerGuard, type ListenerSpec } from './listen.js';
 import { ConnectionCap, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from './connection-cap.js';
 import { LoginGuard } from './auth/login-guard.js';
@@ -35,6 +33,10 @@ import type { Store } from './store/store.js';
 import { SERVER_VERSION } from './version.js';
 import { PushService } from './push/push-service.js';
 import type { PushConfig } from './push/push-config.js';
+import { ServerMetrics, METRICS_CONTENT_TYPE } from './metrics/prometheus.js';
+import { NO_TELEMETRY } from './hub/telemetry.js';
+import { loadTlsPair, TlsCertificate } from './tls-certificate.js';
+import { readinessCheck } from './readiness.js';
 
 export interface ServerConfig {
   dataDir: string;
@@ -97,6 +99,10 @@ export interface ServerConfig {
   cluster?: ClusterConfig;
   /** Push notifications: the providers' settings, the rate limit, retries (src/push/). */
   push?: PushConfig;
+  /** Serves `GET /metrics` to scrapes that bring this bearer token (`--metrics-token`); none: no metrics. */
+  metricsToken?: string;
+  /** How often the TLS certificate files are checked for a change (ms; 0: only on SIGHUP). Default 5 s. */
+  tlsWatchIntervalMs?: number;
 }
 
 export type { MqttConfig } from './mqtt/start.js';
@@ -131,6 +137,13 @@ export interface RunningServer {
   readonly bridge: MqttBridge | null;
   /** Delivers push notifications from the store's outbox. */
   readonly push: PushService;
+  /** The Prometheus metrics (with `metricsToken`), else null. */
+  readonly metrics: ServerMetrics | null;
+  /**
+   * Loads `--tls-cert`/`--tls-key` again into every TLS listener (SIGHUP); false when the new pair
+   * cannot be used (the listeners keep the old one, the log says why) or there is no TLS.
+   */
+  reloadTls(): boolean;
   /**
    * Answers pending commands (503, shutting down), stops accepting, closes connections, flushes
    * and closes the store.
@@ -143,34 +156,16 @@ const PURGE_BATCH = 2500;
 /** An MP connection must have logged in within this (ms): `--timeout-login`. */
 export const DEFAULT_LOGIN_TIMEOUT_MS = 10_000;
 
-function loadTls(config: ServerConfig): { cert: Buffer; key: Buffer } | undefined {
-  if (!config.tlsCert && !config.tlsKey) return undefined;
-  if (!config.tlsCert || !config.tlsKey) {
-    throw new VtsError('VTS_ERR_TLS', '--tls-cert and --tls-key must be given together');
-  }
-  const read = (file: string, option: string): Buffer => {
-    try {
-      return readFileSync(file);
-    } catch (err) {
-      const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-      throw new VtsError('VTS_ERR_TLS', `cannot read ${file} (${why}): check ${option}`, { cause: err });
-    }
-  };
-  const pair = { cert: read(config.tlsCert, '--tls-cert'), key: read(config.tlsKey, '--tls-key') };
-  try {
-    createSecureContext(pair); // a bad PEM or a key of another certificate: said here, not by a listener
-  } catch (err) {
-    throw new VtsError('VTS_ERR_TLS', `${(err as Error).message}: --tls-cert and --tls-key must be a PEM certificate (chain) and its private key`, { cause: err });
-  }
-  return pair;
-}
-
 export async function startServer(config: ServerConfig, log: Logger): Promise<RunningServer> {
-  const tls = loadTls(config);
+  const tls = loadTlsPair({ cert: config.tlsCert, key: config.tlsKey });
+  const certificate = tls && new TlsCertificate({ cert: config.tlsCert, key: config.tlsKey }, tls, log, { watchIntervalMs: config.tlsWatchIntervalMs });
+  const metrics = config.metricsToken ? new ServerMetrics() : null;
+  const startedAt = Date.now();
   const store = await openStore(config.dataDir, {
     database: config.database,
     writeBehindMs: config.writeBehindMs ?? 100,
     onBackgroundError: (err: unknown) => log.error({ err }, 'store: background write failed'),
+    onCommit: metrics ? (entries, seconds) => metrics.storeCommit(entries, seconds) : undefined,
     onCreated: (file) => log.info({ file }, 'created a new database'),
   });
   const listeners = listenerSpecs(config, tls !== undefined);
@@ -183,6 +178,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     commands: config.commands,
     commandLink: config.commandLink,
     notifier: push,
+    telemetry: metrics ?? NO_TELEMETRY,
   };
   let parts: ClusterParts;
   try {
@@ -203,6 +199,13 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   const rateLimiter = new RateLimiter({ ...DEFAULT_RATE_LIMIT, ...config.rateLimit });
   // a cluster counts failed logins and requests across its nodes
   const stopSharing = shareLimits(parts.cluster, guard, rateLimiter, () => hub.seconds());
+  metrics?.attach({
+    connections: () => hub.links.connectionCounts(),
+    outbox: () => store.push.countOpen(),
+    logins: () => ({ failures: guard.failures, throttled: guard.throttled }),
+  });
+  /** `ok` once every listener is up; why not before and while shutting down. */
+  let listenerState = 'failed: starting';
   let connectionIds = 0;
   const ctx: MpContext = {
     hub,
@@ -233,6 +236,12 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     bodyLimit: config.httpBodyLimit ?? 64 * 1024,
     trustProxy: config.trustProxy ?? [],
     liveStreams: new Set(),
+    ops: {
+      version: SERVER_VERSION,
+      startedAt,
+      readiness: readinessCheck({ store, cluster: parts.cluster, listeners: () => listenerState }),
+      metrics: metrics && config.metricsToken ? { token: config.metricsToken, contentType: METRICS_CONTENT_TYPE, render: () => metrics.render() } : null,
+    },
     web: {
       dir: config.web?.dir,
       tileUrl: config.web?.tileUrl ?? DEFAULT_TILE_URL,
@@ -248,7 +257,12 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     undefined,
     trustedProxyCheck(config.trustProxy ?? []),
   );
-  const capped = <T>(start: () => Promise<T>): Promise<T> => withListenerGuard((server) => connections.guard(server), start);
+  // every listener: the connection cap; the TLS ones also get each new certificate (SIGHUP)
+  const capped = <T>(start: () => Promise<T>): Promise<T> =>
+    withListenerGuard((server) => {
+      connections.guard(server);
+      certificate?.adopt(server);
+    }, start);
   let mp: MpListener;
   let http: HttpListeners;
   try {
@@ -296,6 +310,8 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   }
 
   await push.start();
+  certificate?.watch();
+  listenerState = 'ok';
   const flushTraffic = async (): Promise<void> => {
     const now = hub.seconds();
     for (const peer of hub.peers()) hub.traffic.collect(peer, now);
@@ -359,8 +375,12 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
       return mqtt.bridge();
     },
     push,
+    metrics,
+    reloadTls: () => certificate?.reload('SIGHUP') ?? false,
     close() {
       closing ??= (async () => {
+        listenerState = 'failed: shutting down';
+        certificate?.stop();
         clearInterval(timer);
         clearInterval(sessionTimer);
         // first: whoever waits for a command (HTTP request, async job) gets its 503 now, not

@@ -9,7 +9,7 @@ import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL } from '../http/web.js';
 import { addStoreOptions } from './shared-options.js';
 import { pgTarget } from '../store/postgres/pg-errors.js';
 import { addPushDeliveryOptions, addPushProviderOptions, pushConfig, type PushDeliveryOptions } from './push-options.js';
-import { createLogger } from '../log.js';
+import { createLogger, LOG_FORMATS, type LogFormat } from '../log.js';
 import { DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from '../connection-cap.js';
 import { reportFdLimit } from '../fd-limit.js';
 import { DEFAULT_LOGIN_TIMEOUT_MS, startServer, type ServerConfig } from '../server.js';
@@ -29,6 +29,8 @@ interface ServeOptions extends PushDeliveryOptions {
   tlsCert?: string;
   tlsKey?: string;
   logLevel: string;
+  logFormat?: LogFormat;
+  metricsToken?: string;
   messageHistory: number;
   notificationHistory: number;
   timeoutApp: number;
@@ -107,6 +109,12 @@ function parseServiceName(value: string): string {
   return value;
 }
 
+/** A bearer token: printable, no spaces (it goes into a header). */
+function parseMetricsToken(value: string): string {
+  if (!/^[\x21-\x7e]{1,256}$/.test(value)) throw new Error('must be 1-256 printable characters without spaces');
+  return value;
+}
+
 /** Exit at the latest this long after SIGTERM/SIGINT, even if something hangs. */
 const SHUTDOWN_DEADLINE_MS = 4500;
 
@@ -123,6 +131,12 @@ export function registerServe(program: Command): void {
   addConfigOption(cmd, '--log-level <level>', 'fatal, error, warn, info, debug, trace or silent', {
     default: 'info',
     parse: parseLogLevel,
+  });
+  addConfigOption(cmd, '--log-format <format>', 'json (one JSON object per line) or pretty (one readable line); default: pretty on a terminal, else json', {
+    parse: parseChoice(LOG_FORMATS),
+  });
+  addConfigOption(cmd, '--metrics-token <token>', 'serve Prometheus metrics at GET /metrics to scrapes with "Authorization: Bearer <token>" (default: no /metrics)', {
+    parse: parseMetricsToken,
   });
   addConfigOption(cmd, '--message-history <seconds>', 'keep every car message as history this long (0 = off)', {
     default: 86400,
@@ -248,8 +262,9 @@ export function registerServe(program: Command): void {
     const o = resolveOptions<ServeOptions>(cmd);
     const workers = workerCount(o.workers);
     if (workers > 1 && !o.cluster) throw new VtsError('VTS_ERR_CONFIG', '--workers needs --cluster: the workers are nodes of one cluster (e.g. --cluster redis://127.0.0.1:6379)');
-    if (workers > 1 && isPrimary()) return runWorkers(workers, createLogger(o.logLevel));
-    const log = createLogger(o.logLevel);
+    if (workers > 1 && isPrimary()) return runWorkers(workers, createLogger(o.logLevel, 2, o.logFormat));
+    const log = createLogger(o.logLevel, 2, o.logFormat);
+    if (o.metricsToken && o.metricsToken.length < 16) log.warn('--metrics-token is shorter than 16 characters: a longer random one (openssl rand -hex 24) is harder to guess');
     const config: ServerConfig = {
       dataDir: o.dataDir,
       database: o.database,
@@ -290,6 +305,7 @@ export function registerServe(program: Command): void {
       web: { tileUrl: o.mapTiles, tileAttribution: o.mapAttribution },
       trustProxy: o.trustProxy,
       push: pushConfig(o),
+      metricsToken: o.metricsToken,
       cluster: o.cluster ? { url: o.cluster, nodeId: nodeName(o.nodeId), prefix: o.clusterPrefix } : undefined,
       mqtt: {
         port: portOrNull(o.mqttPort),
@@ -313,8 +329,15 @@ export function registerServe(program: Command): void {
     };
     process.once('SIGTERM', () => onSignal('SIGTERM'));
     process.once('SIGINT', () => onSignal('SIGINT'));
+    // SIGHUP loads the TLS certificate again (it would end the process by default)
+    let reload = (): void => log.info('SIGHUP during start-up: the certificate just loaded is kept');
+    process.on('SIGHUP', () => reload());
 
     const server = await startServer(config, log);
+    reload = () => {
+      if (!config.tlsCert) log.info('SIGHUP: no --tls-cert to load again');
+      else server.reloadTls();
+    };
     const { mp, mpTls, http, https, mqtt, mqtts, mqttWs } = server.ports;
     log.info(
       { ...(o.database ? { database: pgTarget(o.database).shown } : { dataDir: o.dataDir }), ports: server.ports, mqttBroker: server.bridge ? (o.mqttUrl ? 'external' : 'embedded') : 'off', ...(config.cluster ? { node: config.cluster.nodeId } : {}) },

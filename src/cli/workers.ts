@@ -134,6 +134,10 @@ export function runWorkers(count: number, log: Logger): Promise<void> {
 
     process.once('SIGTERM', () => stop('SIGTERM', 0));
     process.once('SIGINT', () => stop('SIGINT', 0));
+    // each worker loads the TLS certificate again itself
+    process.on('SIGHUP', () => {
+      for (const w of workers.values()) w.process.kill('SIGHUP');
+    });
     for (let i = 1; i <= count; i++) fork(i);
   });
 }

@@ -5,6 +5,7 @@
  * The thread has its own database connection, providers and dispatcher; this side starts it,
  * tells it to look at the outbox, stops it, and starts it again if it dies.
  */
+import type { LogFormat } from '../log.js';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
@@ -21,6 +22,8 @@ export interface DeliveryThreadData {
   /** Who claims deliveries (the node id in a cluster). */
   claimer: string;
   logLevel: string;
+  /** JSON or pretty, as the server's own log (src/log.ts). */
+  logFormat?: LogFormat;
 }
 
 export type ToWorker = { t: 'kick'; channels: Channel[] } | { t: 'pace'; share: number } | { t: 'stop' };

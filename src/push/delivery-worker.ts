@@ -18,7 +18,7 @@ function notAWorker(): never {
 }
 const port = parentPort ?? notAWorker();
 const data = workerData as DeliveryThreadData;
-const log = createLogger(data.logLevel).child({ thread: 'push' });
+const log = createLogger(data.logLevel, 2, data.logFormat).child({ thread: 'push' });
 const say = (m: FromWorker): void => port.postMessage(m);
 
 /**

@@ -4,6 +4,7 @@
  * dispatcher delivers it through the providers. A node of a cluster writes the notifications of
  * its own cars; every node works off the shared outbox, each delivery on one node at a time.
  */
+import { logFormatOf } from '../log.js';
 import type { Logger } from 'pino';
 import type { Channel } from '../core/push/channels.js';
 import type { Notifier, PushNotification } from '../hub/notifier.js';
@@ -48,7 +49,7 @@ export class PushService implements Notifier {
       push: true,
     };
     this.ready = new Promise<void>((resolve) => (this.markReady = resolve));
-    this.thread = new DeliveryThread({ config, dataDir: place.dataDir, database: place.database, claimer: place.claimer, logLevel: log.level }, log);
+    this.thread = new DeliveryThread({ config, dataDir: place.dataDir, database: place.database, claimer: place.claimer, logLevel: log.level, logFormat: logFormatOf(log) }, log);
   }
 
   /**

@@ -1,0 +1,151 @@
+/**
+ * The server's TLS certificate (`--tls-cert`, `--tls-key`): loaded at start, and loaded again on
+ * SIGHUP or when the files change, into every TLS listener (MP over TLS, HTTPS, MQTT over TLS) at
+ * once. A listener gets the new certificate with `setSecureContext`: the connections open keep
+ * theirs, new ones get the new one. A new pair that cannot be used (unreadable, not PEM, a key of
+ * another certificate) is refused: the listeners keep the old one and the log says why.
+ *
+ * The files are watched by reading them every few seconds and comparing them with the pair in
+ * use, through symbolic links: certbot renews by pointing `live/<name>/fullchain.pem` at a new
+ * file, which an inotify watch of the old file would not see. A change is acted on after a short
+ * settling time, so that the certificate and its key written one after the other are read together.
+ */
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { Server as TlsServer, createSecureContext } from 'node:tls';
+import { X509Certificate } from 'node:crypto';
+import type { Server } from 'node:net';
+import type { Logger } from 'pino';
+import { VtsError } from './errors.js';
+
+export interface TlsPair {
+  cert: Buffer;
+  key: Buffer;
+}
+
+export interface TlsFiles {
+  cert?: string;
+  key?: string;
+}
+
+/** Reads and checks the pair; throws VTS_ERR_TLS with one line that says what to fix. */
+export function loadTlsPair(files: TlsFiles): TlsPair | undefined {
+  if (!files.cert && !files.key) return undefined;
+  if (!files.cert || !files.key) {
+    throw new VtsError('VTS_ERR_TLS', '--tls-cert and --tls-key must be given together');
+  }
+  const read = (file: string, option: string): Buffer => {
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      throw new VtsError('VTS_ERR_TLS', `cannot read ${file} (${why}): check ${option}`, { cause: err });
+    }
+  };
+  const pair = { cert: read(files.cert, '--tls-cert'), key: read(files.key, '--tls-key') };
+  try {
+    createSecureContext(pair); // a bad PEM or a key of another certificate: said here, not by a listener
+  } catch (err) {
+    throw new VtsError('VTS_ERR_TLS', `${(err as Error).message}: --tls-cert and --tls-key must be a PEM certificate (chain) and its private key`, { cause: err });
+  }
+  return pair;
+}
+
+/** The first certificate of a PEM chain, for the log: subject, expiry and fingerprint. */
+function describe(cert: Buffer): { subject: string; validTo: string; fingerprint256: string } | undefined {
+  try {
+    const x = new X509Certificate(cert);
+    return { subject: x.subject.replace(/\n/g, ', '), validTo: x.validTo, fingerprint256: x.fingerprint256 };
+  } catch {
+    return undefined;
+  }
+}
+
+export interface TlsReloaderOptions {
+  /** How often the files' status is read (ms); 0: not watched (SIGHUP only). Default 5 s. */
+  watchIntervalMs?: number;
+  /** Settling time after a change is seen (ms). Default 1 s. */
+  settleMs?: number;
+}
+
+export class TlsCertificate {
+  private readonly servers = new Set<TlsServer>();
+  private timer: NodeJS.Timeout | null = null;
+  /** The files' bytes of a pair that was refused: not tried again until they change. */
+  private refused: string | null = null;
+  private checking = false;
+
+  constructor(
+    private readonly files: TlsFiles,
+    /** The pair loaded at start. */
+    public pair: TlsPair,
+    private readonly log: Logger,
+    private readonly opts: TlsReloaderOptions = {},
+  ) {}
+
+  /** A listener that was started: TLS ones get every new certificate from now on. */
+  adopt(server: Server): void {
+    if (server instanceof TlsServer) {
+      this.servers.add(server);
+      server.once('close', () => this.servers.delete(server));
+    }
+  }
+
+  /**
+   * Starts watching the files (when an interval is set): they are read every interval and
+   * compared with the pair in use, which sees every kind of change (a file written in place, a
+   * symbolic link pointed elsewhere, within the same clock tick) without relying on timestamps.
+   */
+  watch(): void {
+    const interval = this.opts.watchIntervalMs ?? 5000;
+    if (interval <= 0 || this.timer) return;
+    this.timer = setInterval(() => void this.check(), interval);
+    this.timer.unref();
+  }
+
+  private async check(): Promise<void> {
+    if (this.checking) return;
+    this.checking = true;
+    try {
+      let cert: Buffer;
+      let key: Buffer;
+      try {
+        [cert, key] = await Promise.all([readFile(this.files.cert!), readFile(this.files.key!)]);
+      } catch {
+        return; // being replaced, or gone for a moment: the next check sees
+      }
+      if (cert.equals(this.pair.cert) && key.equals(this.pair.key)) return;
+      const seen = `${cert.toString('base64')}\n${key.toString('base64')}`;
+      if (seen === this.refused) return;
+      // written one after the other: wait for both to settle before loading them
+      await new Promise((r) => setTimeout(r, this.opts.settleMs ?? Math.min(1000, this.opts.watchIntervalMs ?? 1000)));
+      if (!this.reload('the certificate files changed')) this.refused = seen;
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  /**
+   * Loads the files again into every TLS listener; false (and the old certificate kept) when the
+   * new pair cannot be used. `why`: what asked for it, for the log.
+   */
+  reload(why: string): boolean {
+    let pair: TlsPair;
+    try {
+      pair = loadTlsPair(this.files)!;
+    } catch (err) {
+      this.log.error({ reason: why, error: (err as Error).message }, 'TLS certificate not reloaded: the listeners keep the one they have');
+      return false;
+    }
+    for (const server of this.servers) server.setSecureContext(pair);
+    this.pair = pair;
+    this.refused = null;
+    this.log.info({ reason: why, listeners: this.servers.size, ...describe(pair.cert) }, 'TLS certificate reloaded');
+    return true;
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+}
