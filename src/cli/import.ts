@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { auditCli } from '../audit.js';
 import { addConfigOption, parseCountIn, resolveOptions } from '../config.js';
 import { Importer, PARTS, parseParts } from '../import/importer.js';
 import { Progress } from '../import/progress.js';
@@ -72,6 +73,10 @@ export function registerImport(program: Command): void {
         { create: !dryRun || scratch !== undefined },
       );
       process.stdout.write(formatSummary(reports, dryRun));
+      if (!dryRun) {
+        const total = (k: 'added' | 'updated' | 'removed'): number => reports.reduce((sum, r) => sum + r[k], 0);
+        auditCli('import', { source: source.target.shown, added: total('added'), updated: total('updated'), removed: total('removed') });
+      }
       const bad = reports.reduce((sum, r) => sum + r.badCount, 0);
       if (dryRun) process.stdout.write('dry run: nothing was written\n');
       if (bad > 0) {

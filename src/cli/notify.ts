@@ -4,6 +4,7 @@
  * vehicles.
  */
 import type { Command } from 'commander';
+import { auditCli } from '../audit.js';
 import { resolveOptions } from '../config.js';
 import { isTargetKind, type TargetKind } from '../core/push/channels.js';
 import { MAX_TARGETS, maskedUrl, targetSecretProblem, targetUrlProblem } from '../core/push/targets.js';
@@ -64,6 +65,7 @@ export function registerNotify(program: Command): void {
       }
       return { target: await store.push.addTarget(owner.id, kind, url, secret, Math.floor(Date.now() / 1000)), owner };
     });
+    auditCli('notify.add', { user: owner.name, target: target.id, kind, signed: secret !== '' });
     say(`${kind} target ${target.id} added for ${owner.name}${secret ? ' (signed)' : ''}`);
   });
 
@@ -113,6 +115,7 @@ export function registerNotify(program: Command): void {
     const id = parseId(idArg);
     const found = await withStore(o, async (store) => store.push.removeTarget((await ownerOf(store, user)).id, id));
     if (!found) throw new VtsError('VTS_ERR_INVALID_INPUT', `${user} has no target ${id} (see 'vts notify list ${user}')`);
+    auditCli('notify.remove', { user, target: id });
     say(`target ${id} of ${user} removed`);
   });
 }

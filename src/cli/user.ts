@@ -1,5 +1,6 @@
 /** `vts user add|passwd|list|remove`: the accounts (owners) of the server. */
 import type { Command } from 'commander';
+import { auditCli } from '../audit.js';
 import { resolveOptions } from '../config.js';
 import { hashPassword } from '../auth/password.js';
 import { MIN_PASSWORD_LENGTH } from '../core/auth/password-rule.js';
@@ -59,6 +60,7 @@ export function registerUser(program: Command): void {
     const hash = await hashPassword(await readPassword(o.password));
     // the first user of a new server may create its database (said once on stderr)
     await withStore(o, (store) => store.addOwner(name, hash, rights), { create: true });
+    auditCli('user.add', { user: name, rights });
     say(`user ${name} added`);
   });
 
@@ -74,6 +76,7 @@ export function registerUser(program: Command): void {
     const hash = await hashPassword(await readPassword(o.password));
     const found = await withStore(o, (store) => store.setOwnerPassword(name, hash));
     if (!found) throw new VtsError('VTS_ERR_UNKNOWN_USER', name);
+    auditCli('user.password', { user: name });
     say(`password of user ${name} changed`);
   });
 
@@ -115,6 +118,7 @@ export function registerUser(program: Command): void {
     const name = validateUserName(nameArg);
     const found = await withStore(o, (store) => store.removeOwner(name));
     if (!found) throw new VtsError('VTS_ERR_UNKNOWN_USER', name);
+    auditCli('user.remove', { user: name });
     say(`user ${name} removed`);
   });
 }

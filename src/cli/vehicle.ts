@@ -1,5 +1,6 @@
 /** `vts vehicle add|list|remove`: the vehicles (cars and peer servers) of the server. */
 import type { Command } from 'commander';
+import { auditCli } from '../audit.js';
 import { resolveOptions } from '../config.js';
 import { formatUtc } from '../core/time.js';
 import { VtsError } from '../errors.js';
@@ -62,6 +63,7 @@ export function registerVehicle(program: Command): void {
       if (!owner) throw new VtsError('VTS_ERR_UNKNOWN_USER', ownerName);
       await store.addVehicle({ id, ownerId: owner.id, name, carPassword, type });
     });
+    auditCli('vehicle.add', { vehicle: id, owner: ownerName, type });
     say(`vehicle ${id} added`);
   });
 
@@ -108,6 +110,7 @@ export function registerVehicle(program: Command): void {
     const id = validateVehicleId(idArg);
     const found = await withStore(o, (store) => store.removeVehicle(id));
     if (!found) throw new VtsError('VTS_ERR_UNKNOWN_VEHICLE', id);
+    auditCli('vehicle.remove', { vehicle: id });
     say(`vehicle ${id} removed`);
   });
 }

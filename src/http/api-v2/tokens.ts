@@ -4,6 +4,8 @@
  * stored. Where REF lists the token itself, vts lists that hash: it identifies the token (it can
  * be passed to DELETE) but cannot be used to log in.
  */
+import { audit } from '../../audit.js';
+import { clientAddress } from '../params.js';
 import { hashApiToken, newApiToken } from '../../auth/api-token.js';
 import { hasRight, parseRights } from '../../core/auth/rights.js';
 import { formatUtc } from '../../core/time.js';
@@ -57,7 +59,7 @@ function withinCreatorRights(permit: string, creatorPermit: string): boolean {
 
 export const createToken: ApiRoute = {
   rights: TOKEN_RIGHTS,
-  async handler({ ctx, reply, principal, params }) {
+  async handler({ ctx, req, reply, principal, params }) {
     const application = params.application ?? 'notspecified';
     const purpose = params.purpose ?? 'notspecified';
     // stored and echoed as sent, like REF (rights compare case-insensitively, spaces ignored)
@@ -77,14 +79,14 @@ export const createToken: ApiRoute = {
       created: ctx.hub.seconds(),
       lastUsed: null,
     });
-    ctx.log.info({ user: principal.ownerName, application, permit }, 'API token created');
+    audit(ctx.log, 'token.create', principal.ownerName, 'http', { user: principal.ownerName, application, permit, client: clientAddress(req) });
     return sendJson(reply, 201, { application, owner: principal.ownerName, permit, purpose, token });
   },
 };
 
 export const deleteToken: ApiRoute = {
   rights: TOKEN_RIGHTS,
-  async handler({ ctx, reply, principal, args }) {
+  async handler({ ctx, req, reply, principal, args }) {
     const given = args[0] ?? '';
     if (given === '') return sendText(reply, 404, 'Token not specified', 'Token missing');
     // the token itself, or the hash that GET /api/token lists in its place
@@ -93,7 +95,7 @@ export const deleteToken: ApiRoute = {
     for (const hash of candidates) {
       if (await ctx.store.removeApiToken(principal.ownerId, hash)) {
         await ctx.sessions.endByToken(hash);
-        ctx.log.info({ user: principal.ownerName }, 'API token revoked');
+        audit(ctx.log, 'token.revoke', principal.ownerName, 'http', { user: principal.ownerName, client: clientAddress(req) });
         break;
       }
     }

@@ -4,6 +4,8 @@
  * notification history with each delivery's attempts. Reading needs a login; changing needs the
  * right `push.admin` (or `admin`; a web session has every right).
  */
+import { audit } from '../../audit.js';
+import { clientAddress } from '../params.js';
 import { subscriptionChannel, isTargetKind } from '../../core/push/channels.js';
 import { MAX_TARGETS, maskedUrl, targetSecretProblem, targetUrlProblem } from '../../core/push/targets.js';
 import type { NotificationView, NotifyTarget, SubscriptionStatus } from '../../store/push-store.js';
@@ -103,7 +105,7 @@ export const addTarget: ApiRoute = {
       return badInput(call, `you have ${MAX_TARGETS} targets already: remove one first`);
     }
     const target = await ctx.store.push.addTarget(principal.ownerId, kind, url, secret, ctx.hub.seconds());
-    ctx.log.info({ user: principal.ownerName, target: target.id, kind }, 'notification target added');
+    audit(ctx.log, 'notify.add', principal.ownerName, 'http', { user: principal.ownerName, target: target.id, kind, signed: secret !== '', client: clientAddress(call.req) });
     return sendJson(reply, 201, targetRow(target));
   },
 };
@@ -118,12 +120,12 @@ export const removePush: ApiRoute = {
       const v = await ownVehicle({ ...call, args: [first] });
       if (!v) return notYours(call);
       if (!(await ctx.store.push.removeSubscription(principal.ownerId, v.id, second))) return notFound(call, 'no such subscription');
-      ctx.log.info({ user: principal.ownerName, vehicle: v.id }, 'push subscription removed');
+      audit(ctx.log, 'subscription.remove', principal.ownerName, 'http', { user: principal.ownerName, vehicle: v.id, app: second, client: clientAddress(call.req) });
       return status(reply, 204).send();
     }
     if (what === 'targets' && first !== undefined && args.length === 2) {
       if (!/^\d{1,9}$/.test(first) || !(await ctx.store.push.removeTarget(principal.ownerId, Number(first)))) return notFound(call, 'no such target');
-      ctx.log.info({ user: principal.ownerName, target: Number(first) }, 'notification target removed');
+      audit(ctx.log, 'notify.remove', principal.ownerName, 'http', { user: principal.ownerName, target: Number(first), client: clientAddress(call.req) });
       return status(reply, 204).send();
     }
     return notFound(call, 'DELETE /api/push/subscriptions/<vehicle>/<app id> or /api/push/targets/<id>');

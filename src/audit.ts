@@ -1,0 +1,50 @@
+/**
+ * Audit lines: one log line at info level for every change an administrator or an account holder
+ * makes to accounts and their secrets (users, vehicles, API tokens, passwords, notification
+ * targets). Each has `audit` (what was done), `by` (who: the account over HTTP, the system user on
+ * the command line), `via` (http, cli) and what it was done to; never a secret (a token is named
+ * by its application, a password not at all). The server writes them to its log; the command
+ * line's admin commands to their stderr, as JSON unless it is a terminal.
+ */
+import { userInfo } from 'node:os';
+import type { Logger } from 'pino';
+import { createLogger } from './log.js';
+
+export type AuditAction =
+  | 'user.add'
+  | 'user.password'
+  | 'user.remove'
+  | 'vehicle.add'
+  | 'vehicle.remove'
+  | 'token.create'
+  | 'token.revoke'
+  | 'password.change'
+  | 'notify.add'
+  | 'notify.remove'
+  | 'subscription.remove'
+  | 'import';
+
+export type AuditDetail = Record<string, string | number | boolean | undefined>;
+
+export function audit(log: Logger, action: AuditAction, by: string, via: 'http' | 'cli', detail: AuditDetail = {}): void {
+  log.info({ audit: action, by, via, ...detail }, `audit: ${action}`);
+}
+
+/** Who runs a command line: the user `sudo` was run by, else the system user. */
+export function systemUser(): string {
+  const sudo = process.env.SUDO_USER;
+  if (sudo) return sudo;
+  try {
+    return userInfo().username;
+  } catch {
+    return `uid ${process.getuid?.() ?? '?'}`;
+  }
+}
+
+let cliLog: Logger | null = null;
+
+/** An audit line of a command-line admin command, on stderr. */
+export function auditCli(action: AuditAction, detail: AuditDetail = {}): void {
+  cliLog ??= createLogger('info');
+  audit(cliLog, action, systemUser(), 'cli', detail);
+}

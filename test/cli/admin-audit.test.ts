@@ -1,0 +1,46 @@
+/**
+ * The admin commands leave an audit line (issue 17): one JSON line on their stderr (not a
+ * terminal) with the action, who ran it (`by`: the system user, or the one sudo was run by),
+ * `via: cli` and what it was done to, never the password.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnVts } from './spawn-helpers.js';
+
+const auditOf = (stderr: string): Record<string, unknown>[] =>
+  stderr
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((l) => typeof l.audit === 'string');
+
+test('user, vehicle and notification-target commands each write an audit line', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'vts-audit-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const data = ['--data-dir', join(dir, 'data')];
+  const env = { SUDO_USER: 'alice' };
+  const steps: [string[], Record<string, unknown>][] = [
+    [['user', 'add', 'demo', '--password', 'secret-password-1', '--rights', '*'], { audit: 'user.add', user: 'demo', rights: '*' }],
+    [['user', 'passwd', 'demo', '--password', 'secret-password-2'], { audit: 'user.password', user: 'demo' }],
+    [['vehicle', 'add', 'DEMO1', '--owner', 'demo', '--password', 'CARPASS-SECRET'], { audit: 'vehicle.add', vehicle: 'DEMO1', owner: 'demo', type: 'CAR' }],
+    [['notify', 'add', 'demo', 'ntfy', 'https://ntfy.example/topic'], { audit: 'notify.add', user: 'demo', target: 1, kind: 'ntfy', signed: false }],
+    [['notify', 'remove', 'demo', '1'], { audit: 'notify.remove', user: 'demo', target: 1 }],
+    [['vehicle', 'remove', 'DEMO1'], { audit: 'vehicle.remove', vehicle: 'DEMO1' }],
+    [['user', 'remove', 'demo'], { audit: 'user.remove', user: 'demo' }],
+  ];
+  for (const [args, want] of steps) {
+    const r = await spawnVts([...args, ...data], { env });
+    assert.equal(r.code, 0, r.stderr);
+    const lines = auditOf(r.stderr);
+    assert.equal(lines.length, 1, r.stderr);
+    const { level, by, via, msg, ...rest } = lines[0]!;
+    assert.deepEqual({ level, by, via, msg }, { level: 30, by: 'alice', via: 'cli', msg: `audit: ${String(want.audit)}` });
+    for (const [k, v] of Object.entries(want)) assert.deepEqual(rest[k], v, `${String(want.audit)}: ${k}`);
+    for (const secret of ['secret-password', 'CARPASS-SECRET']) assert.ok(!r.stderr.includes(secret));
+  }
+  // a read changes nothing: no audit line
+  assert.deepEqual(auditOf((await spawnVts(['user', 'list', ...data])).stderr), []);
+});
