@@ -1,6 +1,7 @@
 /** The `vts` command line: one file per command under src/cli/. */
 import { Command, CommanderError } from 'commander';
 import { isVtsError } from '../errors.js';
+import { registerBackup } from './backup.js';
 import { registerExec } from './exec.js';
 import { registerImport } from './import.js';
 import { registerModule } from './module.js';
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
   registerNotify(program);
   registerPush(program);
   registerImport(program);
+  registerBackup(program);
   addHelpHints(program);
   return program;
 }
