@@ -2,7 +2,7 @@
  * Audit lines: one log line at info level for every change an administrator or an account holder
  * makes to accounts and their secrets (users, vehicles, API tokens, passwords, notification
  * targets). Each has `audit` (what was done), `by` (who: the account over HTTP, the system user on
- * the command line), `via` (http, cli) and what it was done to; never a secret (a token is named
+ * the command line, with `sudoUser` under sudo), `via` (http, cli) and what it was done to; never a secret (a token is named
  * by its application, a password not at all). The server writes them to its log; the command
  * line's admin commands to their stderr, as JSON unless it is a terminal.
  */
@@ -30,10 +30,8 @@ export function audit(log: Logger, action: AuditAction, by: string, via: 'http' 
   log.info({ audit: action, by, via, ...detail }, `audit: ${action}`);
 }
 
-/** Who runs a command line: the user `sudo` was run by, else the system user. */
+/** Who runs a command line: the system user of the process (its uid when it has no name). */
 export function systemUser(): string {
-  const sudo = process.env.SUDO_USER;
-  if (sudo) return sudo;
   try {
     return userInfo().username;
   } catch {
@@ -46,5 +44,7 @@ let cliLog: Logger | null = null;
 /** An audit line of a command-line admin command, on stderr. */
 export function auditCli(action: AuditAction, detail: AuditDetail = {}): void {
   cliLog ??= createLogger('info');
-  audit(cliLog, action, systemUser(), 'cli', detail);
+  // under sudo, who ran sudo as well (as sudo says: the variable is sudo's, but anyone can set it)
+  const sudo = process.env.SUDO_USER;
+  audit(cliLog, action, systemUser(), 'cli', sudo ? { sudoUser: sudo, ...detail } : detail);
 }

@@ -27,14 +27,18 @@ export function prettyLine(json: string, colour: boolean): string {
   const level = typeof rec.level === 'number' ? rec.level : 30;
   const time = typeof rec.time === 'string' ? rec.time.slice(11, 23) : '';
   const name = LEVELS[level] ?? String(level);
-  const parts = [time, colour ? `${COLOURS[level] ?? ''}${name}${RESET}` : name, typeof rec.msg === 'string' ? rec.msg : ''];
+  // a line break in a message must not look like another log line
+  const msg = typeof rec.msg === 'string' ? rec.msg.replace(/[\r\n]+/g, ' ⏎ ') : '';
+  const parts = [time, colour ? `${COLOURS[level] ?? ''}${name}${RESET}` : name, msg];
   let stack = '';
   for (const [k, v] of Object.entries(rec)) {
     if (OWN.has(k)) continue;
     if (k === 'err' && typeof v === 'object' && v !== null) {
-      const e = v as { message?: unknown; stack?: unknown };
-      parts.push(`err=${value(e.message)}`);
-      if (typeof e.stack === 'string') stack = '\n    ' + e.stack.split('\n').join('\n    ');
+      // the message, then its code and whatever else the error carries; the stack on its own lines
+      const { message, stack: trace, type: _type, ...more } = v as Record<string, unknown>;
+      parts.push(`err=${value(message)}`);
+      for (const [ek, ev] of Object.entries(more)) parts.push(`err.${ek}=${value(ev)}`);
+      if (typeof trace === 'string') stack = '\n    ' + trace.split('\n').join('\n    ');
       continue;
     }
     parts.push(`${k}=${value(v)}`);

@@ -19,6 +19,7 @@ export const REDACTED_KEYS = [
   'secret',
   'digest',
   'authorization',
+  'metricsToken',
 ];
 
 export const LOG_FORMATS = ['json', 'pretty'] as const;

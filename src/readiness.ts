@@ -1,38 +1,61 @@
 /**
  * `GET /ready`: the store answers a read, the cluster engine (when configured) is joined, the
- * listeners are up and not closing. Checks that run at once share one run, and the store's read
- * is bounded, so a load balancer polling every second costs one tiny query a second at most.
+ * listeners are up and not closing. Checks that run at once share one run, and a store read that
+ * has not settled is never doubled (on a database that does not answer, a probe every second would
+ * otherwise take one pooled connection after the other). The answer is unauthenticated: it says
+ * which check failed in a few fixed words; the database's own error goes to the log.
  */
+import type { Logger } from 'pino';
 import type { Cluster } from './hub/cluster.js';
-import type { Readiness } from './http/ops.js';
 import type { Store } from './store/store.js';
 
 /** A store read that has not answered by then counts as failed. */
 const STORE_TIMEOUT_MS = 2000;
+/** The store's error is logged at most this often (ms). */
+const LOG_EVERY_MS = 60_000;
+
+/** What `/ready` reports: each check `ok`, `off` (not configured) or why not. */
+export interface Readiness {
+  ready: boolean;
+  checks: Record<string, string>;
+}
 
 export interface ReadinessParts {
   store: Store;
   cluster: Cluster;
   /** `ok` once every listener is up, else why not (starting, shutting down). */
   listeners(): string;
+  log: Logger;
 }
 
-function storeCheck(store: Store, timeoutMs: number): Promise<string> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<string>((resolve) => {
-    timer = setTimeout(() => resolve(`failed: no answer within ${timeoutMs} ms`), timeoutMs);
-  });
-  const read = store.databaseId().then(
-    () => 'ok',
-    (err: unknown) => `failed: ${err instanceof Error ? err.message : String(err)}`,
-  );
-  return Promise.race([read, timeout]).finally(() => clearTimeout(timer));
-}
-
-export function readinessCheck(parts: ReadinessParts, timeoutMs = STORE_TIMEOUT_MS): () => Promise<Readiness> {
+export function readinessCheck(parts: ReadinessParts, timeoutMs = STORE_TIMEOUT_MS, now: () => number = Date.now): () => Promise<Readiness> {
   let running: Promise<Readiness> | null = null;
+  /** The store read under way (it may outlive the check that started it). */
+  let reading: Promise<string> | null = null;
+  let loggedAt = -Infinity;
+  const read = (): Promise<string> =>
+    (reading ??= parts.store
+      .databaseId()
+      .then(
+        () => 'ok',
+        (err: unknown) => {
+          if (now() - loggedAt >= LOG_EVERY_MS) {
+            loggedAt = now();
+            parts.log.warn({ err }, 'not ready: the store does not answer');
+          }
+          return 'failed: the database does not answer';
+        },
+      )
+      .finally(() => (reading = null)));
+  const storeCheck = (): Promise<string> => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<string>((resolve) => {
+      timer = setTimeout(() => resolve(`failed: the database did not answer within ${timeoutMs} ms`), timeoutMs);
+    });
+    return Promise.race([read(), late]).finally(() => clearTimeout(timer));
+  };
   const run = async (): Promise<Readiness> => {
-    const checks = { store: await storeCheck(parts.store, timeoutMs), cluster: parts.cluster.health(), listeners: parts.listeners() };
+    const checks = { store: await storeCheck(), cluster: parts.cluster.health(), listeners: parts.listeners() };
     const ready = Object.values(checks).every((c) => c === 'ok' || c === 'off');
     return { ready, checks };
   };

@@ -21,7 +21,8 @@ import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL, type WebOptions } from './h
 import { startHttpListeners, type HttpListeners } from './http/listener.js';
 import { startOfUtcDay } from './core/time.js';
 import { isVtsError } from './errors.js';
-import { describeListenError, withListenerGuard, type ListenerSpec } from './listen.js';
+import { describeListenError, withListenerGuard } from './listen.js';
+import { listenerSpecs } from './listener-specs.js';
 import { ConnectionCap, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from './connection-cap.js';
 import { LoginGuard } from './auth/login-guard.js';
 import { PasswordChecker } from './auth/password-checker.js';
@@ -35,7 +36,7 @@ import { PushService } from './push/push-service.js';
 import type { PushConfig } from './push/push-config.js';
 import { ServerMetrics, METRICS_CONTENT_TYPE } from './metrics/prometheus.js';
 import { NO_TELEMETRY } from './hub/telemetry.js';
-import { loadTlsPair, TlsCertificate } from './tls-certificate.js';
+import { loadTlsPair, TlsCertificate, warnIfNotValid } from './tls-certificate.js';
 import { readinessCheck } from './readiness.js';
 
 export interface ServerConfig {
@@ -159,6 +160,7 @@ export const DEFAULT_LOGIN_TIMEOUT_MS = 10_000;
 export async function startServer(config: ServerConfig, log: Logger): Promise<RunningServer> {
   const tls = loadTlsPair({ cert: config.tlsCert, key: config.tlsKey });
   const certificate = tls && new TlsCertificate({ cert: config.tlsCert, key: config.tlsKey }, tls, log, { watchIntervalMs: config.tlsWatchIntervalMs });
+  if (tls) warnIfNotValid(log, tls.cert);
   const metrics = config.metricsToken ? new ServerMetrics() : null;
   const startedAt = Date.now();
   const store = await openStore(config.dataDir, {
@@ -239,7 +241,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     ops: {
       version: SERVER_VERSION,
       startedAt,
-      readiness: readinessCheck({ store, cluster: parts.cluster, listeners: () => listenerState }),
+      readiness: readinessCheck({ store, cluster: parts.cluster, listeners: () => listenerState, log }),
       metrics: metrics && config.metricsToken ? { token: config.metricsToken, contentType: METRICS_CONTENT_TYPE, render: () => metrics.render() } : null,
     },
     web: {
@@ -398,29 +400,4 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
       return closing;
     },
   };
-}
-
-interface Listeners {
-  mp: ListenerSpec[];
-  http: ListenerSpec[];
-  mqtt: ListenerSpec[];
-  all: ListenerSpec[];
-}
-
-/** The listeners the configuration asks for, with the option that sets each port (for errors). */
-function listenerSpecs(config: ServerConfig, tls: boolean): Listeners {
-  const mp: ListenerSpec[] = [{ name: 'MP', option: '--mp-port', port: config.mpPort }];
-  const http: ListenerSpec[] = [{ name: 'HTTP API', option: '--http-port', port: config.httpPort }];
-  const mqtt: ListenerSpec[] = [];
-  if (tls) {
-    mp.push({ name: 'MP over TLS', option: '--mp-tls-port', port: config.mpTlsPort });
-    http.push({ name: 'HTTPS API', option: '--https-port', port: config.httpsPort });
-  }
-  const m = config.mqtt;
-  if (m && !m.url && m.port !== null) {
-    mqtt.push({ name: 'MQTT broker', option: '--mqtt-port', port: m.port });
-    if (tls && m.tlsPort !== null) mqtt.push({ name: 'MQTT over TLS', option: '--mqtts-port', port: m.tlsPort });
-    if (m.wsPort !== null) mqtt.push({ name: 'MQTT over WebSocket', option: '--mqtt-ws-port', port: m.wsPort });
-  }
-  return { mp, http, mqtt, all: [...mp, ...http, ...mqtt] };
 }

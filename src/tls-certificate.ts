@@ -61,6 +61,18 @@ function describe(cert: Buffer): { subject: string; validTo: string; fingerprint
   }
 }
 
+/** A certificate outside its validity (an old copy, a clock far off) is used, but said. */
+export function warnIfNotValid(log: Logger, cert: Buffer, now = Date.now()): void {
+  let x: X509Certificate;
+  try {
+    x = new X509Certificate(cert);
+  } catch {
+    return;
+  }
+  if (Date.parse(x.validTo) < now) log.warn({ validTo: x.validTo, subject: x.subject }, 'the TLS certificate has expired: clients will refuse it; renew it and send SIGHUP');
+  else if (Date.parse(x.validFrom) > now) log.warn({ validFrom: x.validFrom, subject: x.subject }, 'the TLS certificate is not valid yet: check the clock of this machine');
+}
+
 export interface TlsReloaderOptions {
   /** How often the files' status is read (ms); 0: not watched (SIGHUP only). Default 5 s. */
   watchIntervalMs?: number;
@@ -73,6 +85,8 @@ export class TlsCertificate {
   private timer: NodeJS.Timeout | null = null;
   /** The files' bytes of a pair that was refused: not tried again until they change. */
   private refused: string | null = null;
+  /** The last error reading the files while watching them (said once, not every few seconds). */
+  private unreadable: string | null = null;
   private checking = false;
 
   constructor(
@@ -111,9 +125,14 @@ export class TlsCertificate {
       let key: Buffer;
       try {
         [cert, key] = await Promise.all([readFile(this.files.cert!), readFile(this.files.key!)]);
-      } catch {
-        return; // being replaced, or gone for a moment: the next check sees
+      } catch (err) {
+        // being replaced, or gone for a moment: the next check sees; a lasting problem is said once
+        const why = (err as Error).message;
+        if (why !== this.unreadable) this.log.warn({ error: why }, 'TLS certificate files cannot be read: the listeners keep the certificate they have');
+        this.unreadable = why;
+        return;
       }
+      this.unreadable = null;
       if (cert.equals(this.pair.cert) && key.equals(this.pair.key)) return;
       const seen = `${cert.toString('base64')}\n${key.toString('base64')}`;
       if (seen === this.refused) return;
@@ -140,7 +159,9 @@ export class TlsCertificate {
     for (const server of this.servers) server.setSecureContext(pair);
     this.pair = pair;
     this.refused = null;
-    this.log.info({ reason: why, listeners: this.servers.size, ...describe(pair.cert) }, 'TLS certificate reloaded');
+    const shown = describe(pair.cert);
+    this.log.info({ reason: why, listeners: this.servers.size, ...shown }, 'TLS certificate reloaded');
+    warnIfNotValid(this.log, pair.cert);
     return true;
   }
 

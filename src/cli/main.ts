@@ -1,6 +1,10 @@
 #!/usr/bin/env node
-import { run } from './program.js';
-import { endWorker } from './workers.js';
+// SIGHUP makes `vts serve` load its TLS certificate again. Its default action ends the process, so
+// until the server's own handler is in place (after the imports below, the options and the start)
+// a SIGHUP (`systemctl reload` right after a start) is ignored rather than fatal.
+if (process.argv[2] === 'serve') process.on('SIGHUP', () => undefined);
+const { run } = await import('./program.js');
+const { endWorker } = await import('./workers.js');
 
 const code = await run(process.argv);
 if (code !== 0) process.exitCode = code;

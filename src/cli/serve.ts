@@ -109,10 +109,14 @@ function parseServiceName(value: string): string {
   return value;
 }
 
-/** A bearer token: printable, no spaces (it goes into a header). */
-function parseMetricsToken(value: string): string {
-  if (!/^[\x21-\x7e]{1,256}$/.test(value)) throw new Error('must be 1-256 printable characters without spaces');
-  return value;
+/**
+ * The metrics token is checked here, not by an option parser: commander's message about a value it
+ * refuses quotes the value, and this one is a secret.
+ */
+function checkMetricsToken(token: string | undefined): void {
+  if (token !== undefined && !/^[\x21-\x7e]{1,256}$/.test(token)) {
+    throw new VtsError('VTS_ERR_CONFIG', '--metrics-token (VTS_METRICS_TOKEN) must be 1-256 printable characters without spaces (it goes into an Authorization header)');
+  }
 }
 
 /** Exit at the latest this long after SIGTERM/SIGINT, even if something hangs. */
@@ -135,9 +139,7 @@ export function registerServe(program: Command): void {
   addConfigOption(cmd, '--log-format <format>', 'json (one JSON object per line) or pretty (one readable line); default: pretty on a terminal, else json', {
     parse: parseChoice(LOG_FORMATS),
   });
-  addConfigOption(cmd, '--metrics-token <token>', 'serve Prometheus metrics at GET /metrics to scrapes with "Authorization: Bearer <token>" (default: no /metrics)', {
-    parse: parseMetricsToken,
-  });
+  addConfigOption(cmd, '--metrics-token <token>', 'serve Prometheus metrics at GET /metrics to scrapes with "Authorization: Bearer <token>" (default: no /metrics); better given as VTS_METRICS_TOKEN than on the command line');
   addConfigOption(cmd, '--message-history <seconds>', 'keep every car message as history this long (0 = off)', {
     default: 86400,
     parse: parseCount,
@@ -260,6 +262,7 @@ export function registerServe(program: Command): void {
   addPushDeliveryOptions(cmd);
   cmd.action(async () => {
     const o = resolveOptions<ServeOptions>(cmd);
+    checkMetricsToken(o.metricsToken);
     const workers = workerCount(o.workers);
     if (workers > 1 && !o.cluster) throw new VtsError('VTS_ERR_CONFIG', '--workers needs --cluster: the workers are nodes of one cluster (e.g. --cluster redis://127.0.0.1:6379)');
     if (workers > 1 && isPrimary()) return runWorkers(workers, createLogger(o.logLevel, 2, o.logFormat));

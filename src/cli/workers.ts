@@ -134,9 +134,9 @@ export function runWorkers(count: number, log: Logger): Promise<void> {
 
     process.once('SIGTERM', () => stop('SIGTERM', 0));
     process.once('SIGINT', () => stop('SIGINT', 0));
-    // each worker loads the TLS certificate again itself
+    // each worker loads the TLS certificate again itself; one still starting reads the files anyway
     process.on('SIGHUP', () => {
-      for (const w of workers.values()) w.process.kill('SIGHUP');
+      for (const [index, w] of workers) if (listening.has(index)) w.process.kill('SIGHUP');
     });
     for (let i = 1; i <= count; i++) fork(i);
   });

@@ -12,7 +12,7 @@ import { MQAPI_CALLS, mqapi } from './mqapi/routes.js';
 import { registerOpenApi } from './openapi/routes.js';
 import { registerWeb } from './web.js';
 import type { HttpContext } from './context.js';
-import { clientAddress } from './params.js';
+import { clientAddress, loggedPath } from './params.js';
 import { FASTIFY_JSON_TYPE, httpDate, notFound, sendError, status, unrecognised, type ErrorStyle } from './reply.js';
 import { requestFailure } from './request-errors.js';
 import { OPS_PATHS, registerOps } from './ops.js';
@@ -34,11 +34,6 @@ function commonHeaders(reply: FastifyReply): FastifyReply {
 
 const isApi = (path: string) => path === '/api' || path.startsWith('/api/');
 
-/** A request's path as logged: without the query (passwords), a token in the path masked. */
-function loggedPath(url: string): string {
-  const path = url.split('?', 1)[0] ?? '';
-  return path.startsWith('/api/token/') ? '/api/token/…' : path;
-}
 
 /** The error style of the call a request is for (JSON for the command and web APIs, else text). */
 function errorStyle(req: FastifyRequest, path: string): ErrorStyle {

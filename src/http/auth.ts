@@ -9,7 +9,7 @@ import { authenticateUser } from '../auth/authenticate.js';
 import { userAccount } from '../auth/login-guard.js';
 import type { ApiSession } from '../hub/api-sessions.js';
 import type { HttpContext } from './context.js';
-import { clientAddress, type Params } from './params.js';
+import { clientAddress, loggedPath, type Params } from './params.js';
 import { sendText } from './reply.js';
 
 export interface Principal {
@@ -74,9 +74,9 @@ export async function checkCredentials(ctx: HttpContext, req: FastifyRequest, us
     return { ownerId: auth.owner.id, ownerName: auth.owner.name, permit: auth.permit, tokenHash: auth.tokenHash };
   }
   if (outcome.throttled) {
-    ctx.log.info({ address, user: username, path: req.url.split('?')[0], limit: outcome.limit }, 'HTTP authentication refused: too many failed logins');
+    ctx.log.info({ address, user: username, path: loggedPath(req.url), limit: outcome.limit }, 'HTTP authentication refused: too many failed logins');
     return { throttled: true, retryAfterSeconds: outcome.retryAfterSeconds };
   }
-  ctx.log.info({ address, user: username, path: req.url.split('?')[0] }, 'HTTP authentication failed');
+  ctx.log.info({ address, user: username, path: loggedPath(req.url) }, 'HTTP authentication failed');
   return null;
 }

@@ -9,7 +9,19 @@ import type { CommandJobs } from '../hub/command-jobs.js';
 import type { Hub } from '../hub/hub.js';
 import type { Store } from '../store/store.js';
 import type { WebOptions } from './web.js';
-import type { OpsContext } from './ops.js';
+import type { Readiness } from '../readiness.js';
+
+/** `/health`, `/ready` and `/metrics` (src/http/ops.ts). */
+export interface OpsContext {
+  /** The server's version (`/health`). */
+  version: string;
+  /** When the server started (epoch ms). */
+  startedAt: number;
+  /** The readiness checks (coalesced: one at a time). */
+  readiness(): Promise<Readiness>;
+  /** `/metrics`: its bearer token and the text; null without `--metrics-token` (the route answers 404). */
+  metrics: { token: string; contentType: string; render(): Promise<string> } | null;
+}
 
 export interface HttpContext {
   hub: Hub;

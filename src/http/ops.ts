@@ -6,27 +6,10 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sameSecret } from '../core/crypto/same-secret.js';
-import type { HttpContext } from './context.js';
+import type { HttpContext, OpsContext } from './context.js';
 import { sendJson, sendText, status, unauthorized } from './reply.js';
 import { tooManyLogins } from './auth.js';
 import { clientAddress } from './params.js';
-
-/** What `/ready` reports: each check `ok`, `off` (not configured) or why not. */
-export interface Readiness {
-  ready: boolean;
-  checks: Record<string, string>;
-}
-
-export interface OpsContext {
-  /** The server's version (`/health`). */
-  version: string;
-  /** When the server started (epoch ms). */
-  startedAt: number;
-  /** The readiness checks (coalesced: one at a time). */
-  readiness(): Promise<Readiness>;
-  /** `/metrics`: its bearer token and the text; null without `--metrics-token` (no route). */
-  metrics: { token: string; contentType: string; render(): Promise<string> } | null;
-}
 
 /** The paths served here: the rate limiter leaves them alone. */
 export const OPS_PATHS: ReadonlySet<string> = new Set(['/health', '/ready', '/metrics']);

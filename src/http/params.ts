@@ -42,6 +42,18 @@ export function apiSegments(url: string): string[] | null {
   }
 }
 
+/**
+ * A request's path as logged: without the query (it may hold a password), and an API token in the
+ * path (`/api/token/<token>`, also percent-encoded) masked.
+ */
+export function loggedPath(url: string): string {
+  const path = url.split('?', 1)[0] ?? '';
+  if (path !== '/api' && !path.startsWith('/api/')) return path;
+  const segments = apiSegments(path);
+  if (segments === null) return '/api/…'; // does not decode: shown as nothing that could be a secret
+  return segments[0]?.toLowerCase() === 'token' && segments.length > 1 ? '/api/token/…' : path;
+}
+
 export function clientAddress(req: FastifyRequest): string {
   return normaliseAddress(req.ip);
 }

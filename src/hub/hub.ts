@@ -429,7 +429,6 @@ export class Hub implements HubPort {
 
   /** A historical record from the vehicle (v3 `notify/data`, events); resolves once it is durable. */
   v3Historical(vehicleId: string, rec: HistoricalInput): Promise<void> {
-    this.telemetry.carMessage('H');
     return this.store.addHistorical(historicalRecord(this, vehicleId, rec), true);
   }
 

@@ -8,7 +8,7 @@
 export interface Telemetry {
   /** A message from a car (MP), or a record of a v3 vehicle rendered by the MQTT bridge, by its code. */
   carMessage(code: string): void;
-  /** A command of the command service ended: its link (`v2`, `mqtt`, `none` when never sent) and outcome. */
+  /** A command of the command service ended: its link (`mp`, `mqtt`, `none` when never sent) and outcome. */
   command(link: string, outcome: string, seconds: number): void;
   /** An HTTP request was answered. */
   httpRequest(group: string, status: number, seconds: number): void;

@@ -36,7 +36,7 @@ export const METRICS = {
   commands: {
     name: 'vts_commands_total',
     type: 'counter',
-    help: 'Commands the command service ran, by link (v2, mqtt, none when never sent) and outcome',
+    help: 'Commands the command service ran, by link (mp, mqtt, none when never sent) and outcome',
     labels: ['link', 'outcome'],
   },
   commandDuration: {

@@ -91,12 +91,20 @@ export class ServerMetrics implements Telemetry {
         for (const [label, key] of CONNECTION_KINDS) this.set({ kind: label }, n ? n[key] : 0);
       },
     });
+    // a database that does not answer must not fail the whole scrape: the last values stay
+    let lastOpen = new Map<string, number>();
     new Gauge({
       ...spec(METRICS.pushOutbox),
+      // every node (and worker) reads the same outbox: aggregated, it is one value, not a sum
+      aggregator: 'first',
       async collect() {
         const from = sources();
-        const open = from ? await from.outbox() : new Map<string, number>();
-        for (const channel of CHANNELS) this.set({ channel }, open.get(channel) ?? 0);
+        try {
+          if (from) lastOpen = await from.outbox();
+        } catch {
+          // kept: /ready says that the store is down
+        }
+        for (const channel of CHANNELS) this.set({ channel }, lastOpen.get(channel) ?? 0);
       },
     });
     new Counter({

@@ -1,6 +1,6 @@
 /**
  * The admin commands leave an audit line (issue 17): one JSON line on their stderr (not a
- * terminal) with the action, who ran it (`by`: the system user, or the one sudo was run by),
+ * terminal) with the action, who ran it (`by`: the system user; `sudoUser` too under sudo),
  * `via: cli` and what it was done to, never the password.
  */
 import { test } from 'node:test';
@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { userInfo } from 'node:os';
 import { spawnVts } from './spawn-helpers.js';
 
 const auditOf = (stderr: string): Record<string, unknown>[] =>
@@ -36,8 +37,8 @@ test('user, vehicle and notification-target commands each write an audit line', 
     assert.equal(r.code, 0, r.stderr);
     const lines = auditOf(r.stderr);
     assert.equal(lines.length, 1, r.stderr);
-    const { level, by, via, msg, ...rest } = lines[0]!;
-    assert.deepEqual({ level, by, via, msg }, { level: 30, by: 'alice', via: 'cli', msg: `audit: ${String(want.audit)}` });
+    const { level, by, via, msg, sudoUser, ...rest } = lines[0]!;
+    assert.deepEqual({ level, by, via, msg, sudoUser }, { level: 30, by: userInfo().username, via: 'cli', msg: `audit: ${String(want.audit)}`, sudoUser: 'alice' });
     for (const [k, v] of Object.entries(want)) assert.deepEqual(rest[k], v, `${String(want.audit)}: ${k}`);
     for (const secret of ['secret-password', 'CARPASS-SECRET']) assert.ok(!r.stderr.includes(secret));
   }

@@ -35,7 +35,7 @@ test('pretty: time, level, message, then the fields; secrets redacted as in JSON
   const first = JSON.parse(json.lines[0]!) as Record<string, unknown>;
   assert.equal(first.msg, 'car logged in');
   assert.equal(first.password, '[redacted]');
-  assert.match(pretty.lines[0]!, /^\d\d:\d\d:\d\d\.\d{3} INFO  car logged in vehicle=DEMO1 ports=\{"mp":6867\} password=\[redacted\] nested=\{"token":"\[redacted\]"\}$/);
+  assert.match(pretty.lines[0]!, /^\d\d:\d\d:\d\d\.\d{3} INFO {2}car logged in vehicle=DEMO1 ports=\{"mp":6867\} password=\[redacted\] nested=\{"token":"\[redacted\]"\}$/);
   assert.match(pretty.lines[1]!, /^\d\d:\d\d:\d\d\.\d{3} ERROR it failed err=boom$/);
   assert.match(pretty.lines[2]!, /^ {4}Error: boom$/); // the stack, indented, on its own lines
   assert.ok(!pretty.lines.join('\n').includes('hunter2'));
@@ -53,7 +53,7 @@ test('vts serve: JSON lines on a pipe by default, readable lines with --log-form
     const said = r.stderr.find((l) => l.includes('vts listening'));
     assert.ok(said, r.stderr.join('\n'));
     if (format === 'pretty') {
-      assert.match(said, /^\d\d:\d\d:\d\d\.\d{3} INFO  vts listening /);
+      assert.match(said, /^\d\d:\d\d:\d\d\.\d{3} INFO {2}vts listening /);
       assert.ok(r.stderr.every((l) => !l.startsWith('{')), 'no JSON line');
     } else {
       for (const l of r.stderr) assert.doesNotThrow(() => JSON.parse(l), l);

@@ -38,7 +38,6 @@ const SKIP: [RegExp, string][] = [
   [/^vts serve --mqtt-port 1884$/, 'the server the test runs has its broker on a free port, which stands for 1884'],
   [/^vts serve --cluster /, 'nodes of a cluster on other machines (test/cluster/ runs real clusters, --workers included)'],
   [/^vts import /, "a reference server's database on another machine (test/import/ imports one from the local MariaDB)"],
-  [/^vts serve --metrics-token /, 'a server of its own on the default ports (test/http/metrics.test.ts scrapes /metrics with a token)'],
   [/^vts backup \/var\/backups\//, "writes into the machine's /var/backups (test/cli/backup.test.ts runs vts backup under write load)"],
   [/\[|\b(NAME|ID|P|CARPASS|VEHICLE|COMMAND)\b/, 'a synopsis of the CLI reference (placeholders in capitals, options in brackets), not an example'],
 ];

@@ -186,3 +186,14 @@ test('a new data dir is created and said once in the log; a bad certificate is o
   const missing = await serve(['--data-dir', dataDir, ...OFF, '--tls-cert', join(parent, 'nothing.pem'), '--tls-key', TLS_KEY]);
   assertFailed(missing, `vts: TLS certificate or key could not be loaded: cannot read ${join(parent, 'nothing.pem')} (ENOENT): check --tls-cert (VTS_ERR_TLS)`);
 });
+
+test('a metrics token that cannot go into a header is refused without showing it', async (t) => {
+  const dir = tempFolder(t);
+  const secret = 'almost-a-good-token\r';
+  const r = await serve(['--data-dir', join(dir, 'data'), '--http-port', '0', '--mp-port', '0', '--mqtt-port', 'off'], { env: { VTS_METRICS_TOKEN: secret } });
+  assert.equal(r.code, 1);
+  assert.deepEqual(plainLines(r.stderr), [
+    'vts: invalid configuration: --metrics-token (VTS_METRICS_TOKEN) must be 1-256 printable characters without spaces (it goes into an Authorization header) (VTS_ERR_CONFIG)',
+  ]);
+  assert.ok(!r.stderr.includes('almost-a-good-token'));
+});

@@ -40,10 +40,13 @@ async function certOf(port: number): Promise<string> {
   return seen;
 }
 
+/** The first log line with `msg` after line `from` that a SIGHUP caused (the file watch may log too). */
 async function lineAfter(r: Running, from: number, msg: string): Promise<Record<string, unknown>> {
   for (let k = 0; k < 300; k++) {
     for (const l of r.stderr.slice(from)) {
-      if (l.includes(msg)) return JSON.parse(l) as Record<string, unknown>;
+      if (!l.includes(msg)) continue;
+      const line = JSON.parse(l) as Record<string, unknown>;
+      if (line.reason === 'SIGHUP') return line;
     }
     await new Promise((res) => setTimeout(res, 50));
   }

@@ -5,9 +5,11 @@
  * leaves nothing half-written under the target's name.
  *
  * A write by another connection (the running server) while the backup copies makes SQLite start
- * the copy again; after a first small step the rest is copied in one step, inside one read
- * transaction, which in WAL mode does not hold the server's writes up, so the copy always
- * completes and is the database as it was at one moment.
+ * the copy again; so every page is copied in one step (better-sqlite3's first step copies none and
+ * asks how many to copy next), inside one read transaction, which in WAL mode does not hold the
+ * server's writes up: the copy always completes and is the database as it was at one moment.
+ * Every file it makes is readable by its owner only from the start (the database holds password
+ * hashes and car passwords).
  */
 import { chmodSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -24,31 +26,34 @@ export interface BackupResult {
   vehicles: number;
 }
 
-const FIRST_STEP_PAGES = 100;
-
 export async function backupSqlite(source: string, target: string, onProgress?: (copied: number, total: number) => void): Promise<BackupResult> {
   const temp = join(dirname(target), `.${basename(target)}.${process.pid}.partial`);
-  const db = new Database(source, { readonly: true, fileMustExist: true });
+  const umask = process.umask(0o077);
   let pages = 0;
   try {
-    db.pragma('busy_timeout = 5000');
-    await db.backup(temp, {
-      progress: ({ totalPages, remainingPages }) => {
-        pages = totalPages;
-        onProgress?.(totalPages - remainingPages, totalPages);
-        return Math.max(FIRST_STEP_PAGES, remainingPages);
-      },
-    });
+    const db = new Database(source, { readonly: true, fileMustExist: true });
+    try {
+      db.pragma('busy_timeout = 5000');
+      await db.backup(temp, {
+        progress: ({ totalPages, remainingPages }) => {
+          pages = totalPages;
+          onProgress?.(totalPages - remainingPages, totalPages);
+          return Math.max(1, remainingPages);
+        },
+      });
+    } finally {
+      db.close();
+    }
   } catch (err) {
+    process.umask(umask);
     try {
       unlinkSync(temp);
     } catch {
       // never made
     }
-    throw err;
-  } finally {
-    db.close();
+    throw new VtsError('VTS_ERR_DATABASE', `the backup failed: ${(err as Error).message}`, { cause: err });
   }
+  process.umask(umask);
   let result: BackupResult;
   try {
     result = check(temp, pages);
