@@ -36,6 +36,7 @@ import { PushService } from './push/push-service.js';
 import type { PushConfig } from './push/push-config.js';
 import { ServerMetrics, METRICS_CONTENT_TYPE } from './metrics/prometheus.js';
 import { NO_TELEMETRY } from './hub/telemetry.js';
+import { workerMetrics } from './metrics/worker-metrics.js';
 import { loadTlsPair, TlsCertificate, warnIfNotValid } from './tls-certificate.js';
 import { readinessCheck } from './readiness.js';
 
@@ -102,6 +103,8 @@ export interface ServerConfig {
   push?: PushConfig;
   /** Serves `GET /metrics` to scrapes that bring this bearer token (`--metrics-token`); none: no metrics. */
   metricsToken?: string;
+  /** A worker of `--workers`: `/metrics` answers the metrics of all workers (src/metrics/worker-metrics.ts). */
+  metricsOfWorkers?: boolean;
   /** How often the TLS certificate files are checked for a change (ms; 0: only on SIGHUP). Default 5 s. */
   tlsWatchIntervalMs?: number;
 }
@@ -242,7 +245,10 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
       version: SERVER_VERSION,
       startedAt,
       readiness: readinessCheck({ store, cluster: parts.cluster, listeners: () => listenerState, log }),
-      metrics: metrics && config.metricsToken ? { token: config.metricsToken, contentType: METRICS_CONTENT_TYPE, render: () => metrics.render() } : null,
+      metrics:
+        metrics && config.metricsToken
+          ? { token: config.metricsToken, contentType: METRICS_CONTENT_TYPE, render: config.metricsOfWorkers ? workerMetrics(metrics.registry, log) : () => metrics.render() }
+          : null,
     },
     web: {
       dir: config.web?.dir,

@@ -309,6 +309,7 @@ export function registerServe(program: Command): void {
       trustProxy: o.trustProxy,
       push: pushConfig(o),
       metricsToken: o.metricsToken,
+      metricsOfWorkers: isWorker(),
       cluster: o.cluster ? { url: o.cluster, nodeId: nodeName(o.nodeId), prefix: o.clusterPrefix } : undefined,
       mqtt: {
         port: portOrNull(o.mqttPort),

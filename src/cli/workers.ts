@@ -13,6 +13,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism, hostname } from 'node:os';
 import type { Logger } from 'pino';
+import { serveWorkerMetrics } from '../metrics/worker-metrics.js';
 
 export const isPrimary = (): boolean => cluster.isPrimary;
 export const isWorker = (): boolean => cluster.isWorker;
@@ -138,6 +139,8 @@ export function runWorkers(count: number, log: Logger): Promise<void> {
     process.on('SIGHUP', () => {
       for (const [index, w] of workers) if (listening.has(index)) w.process.kill('SIGHUP');
     });
+    // a scrape of /metrics reaches one worker, which asks here for the sum of all of them
+    serveWorkerMetrics(log);
     for (let i = 1; i <= count; i++) fork(i);
   });
 }

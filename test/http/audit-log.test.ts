@@ -53,6 +53,8 @@ test('an access-log line per request at debug, without the query or a token in t
   const h = await httpHarness(t);
   assert.equal((await h.asDemo('/api/vehicles')).status, 200);
   assert.equal((await h.request(withQuery('/api/token/0123456789abcdef0123456789abcdef', DEMO_AUTH), { method: 'DELETE' })).status, 200);
+  // the same token percent-encoded, with a wrong password: masked in the access log and the failed login's line
+  assert.equal((await h.request('/api/%74oken/0123456789abcdef0123456789abcdef?username=demo&password=wrong', { method: 'DELETE' })).status, 401);
   assert.equal((await h.request('/no/such/page')).status, 404);
   const access = parsed(h.t.logs).filter((l) => l.msg === 'HTTP request');
   assert.deepEqual(
@@ -60,6 +62,7 @@ test('an access-log line per request at debug, without the query or a token in t
     [
       [20, 'GET', '/api/vehicles', 200, 'api_v2', '127.0.0.1'],
       [20, 'DELETE', '/api/token/…', 200, 'api_v2', '127.0.0.1'],
+      [20, 'DELETE', '/api/token/…', 401, 'api_v2', '127.0.0.1'],
       [20, 'GET', '/no/such/page', 404, 'web', '127.0.0.1'],
     ],
   );
