@@ -4,7 +4,7 @@
  * new certificate while a connection opened before keeps working; a bad new certificate is kept
  * out (the old one stays, the log says why); and a change of the files is noticed without a signal.
  */
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +18,17 @@ const fixture = (name: string): string => new URL(`tls/${name}`, FIXTURES).pathn
 const fingerprint = (file: string): string => new X509Certificate(readFileSync(file)).fingerprint256;
 const OLD = fingerprint(fixture('cert.pem'));
 const RENEWED = fingerprint(fixture('renewed-cert.pem'));
+
+/** A temporary directory (removed after the test) holding copies of the fixture certificate and key. */
+function certDir(t: TestContext): { dir: string; cert: string; key: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'vts-tls-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const cert = join(dir, 'cert.pem');
+  const key = join(dir, 'key.pem');
+  copyFileSync(fixture('cert.pem'), cert);
+  copyFileSync(fixture('key.pem'), key);
+  return { dir, cert, key };
+}
 
 /** A TLS connection to the port and the fingerprint of the certificate it was given. */
 async function tlsConnect(port: number): Promise<{ socket: TLSSocket; seen: string }> {
@@ -54,12 +65,7 @@ async function lineAfter(r: Running, from: number, msg: string): Promise<Record<
 }
 
 test('SIGHUP loads the new certificate into every TLS listener; open connections go on; a bad one is kept out', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'vts-tls-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const cert = join(dir, 'cert.pem');
-  const key = join(dir, 'key.pem');
-  copyFileSync(fixture('cert.pem'), cert);
-  copyFileSync(fixture('key.pem'), key);
+  const { dir, cert, key } = certDir(t);
   const r = serveProcess([...FREE_PORTS, '--data-dir', join(dir, 'data'), '--tls-cert', cert, '--tls-key', key]);
   const ports = (await listening(r)) as Record<string, number>;
   const tlsPorts = [ports.mpTls!, ports.https!, ports.mqtts!];
@@ -102,12 +108,7 @@ test('SIGHUP loads the new certificate into every TLS listener; open connections
 });
 
 test('a change of the certificate files is noticed without a signal', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'vts-tls-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const cert = join(dir, 'cert.pem');
-  const key = join(dir, 'key.pem');
-  copyFileSync(fixture('cert.pem'), cert);
-  copyFileSync(fixture('key.pem'), key);
+  const { cert, key } = certDir(t);
   const s = await startTestServer({ tlsCert: cert, tlsKey: key, tlsWatchIntervalMs: 50, rateLimit: { burst: 0 } });
   t.after(() => s.close());
   const https = s.server.ports.https!;

@@ -2,8 +2,11 @@
 import { addEnvironment, CHARGE_D } from './environment.js';
 import { addTime, copyFields, PARANOID, splitFields, type RecordBody, type RecordResult, type StoredRecord } from './fields.js';
 
-/** S fields 14, 15 and 42 are not exposed (as in REF). */
-const S_FIELDS = [
+/**
+ * The `S` fields of `/api/charge`: [key, S field]. S fields 14, 15 and 42 are not exposed (as in REF).
+ * Also the source of its OpenAPI schema.
+ */
+export const CHARGE_S_FIELDS = [
   ['soc', 1],
   ['units', 2],
   ['linevoltage', 3],
@@ -50,7 +53,7 @@ export function chargeBody(s: StoredRecord | undefined, d: StoredRecord | undefi
   if (s) {
     if (s.paranoid) return PARANOID;
     addTime(body, 's', s, now);
-    copyFields(body, splitFields(s.data), S_FIELDS);
+    copyFields(body, splitFields(s.data), CHARGE_S_FIELDS);
   }
   addEnvironment(body, d, CHARGE_D, now);
   return body;

@@ -8,8 +8,8 @@
  */
 import { addTime, copyFields, masked, splitFields, type RecordBody, type StoredRecord } from './fields.js';
 
-/** [key, D field, mask] */
-const BITS: readonly (readonly [string, number, number])[] = [
+/** The `D` bits: [key, D field, mask]. Also the source of the OpenAPI schemas (http/openapi/record-schemas.ts). */
+export const D_BITS = [
   ['fl_dooropen', 1, 0x01],
   ['fr_dooropen', 1, 0x02],
   ['cp_dooropen', 1, 0x04],
@@ -24,10 +24,10 @@ const BITS: readonly (readonly [string, number, number])[] = [
   ['carawake', 12, 0x01],
   ['alarmsounding', 16, 0x02],
   ['charging_12v', 18, 0x10],
-];
+] as const satisfies readonly (readonly [string, number, number])[];
 
-/** [key, D field] */
-const TEXT: readonly (readonly [string, number])[] = [
+/** The `D` fields copied as sent: [key, D field]. */
+export const D_TEXT = [
   ['temperature_pem', 4],
   ['temperature_motor', 5],
   ['temperature_battery', 6],
@@ -43,10 +43,10 @@ const TEXT: readonly (readonly [string, number])[] = [
   ['temperature_charger', 19],
   ['vehicle12v_current', 20],
   ['temperature_cabin', 21],
-];
+] as const satisfies readonly (readonly [string, number])[];
 
 /** Every `D` key of `/api/status`. */
-export const STATUS_D_KEYS: ReadonlySet<string> = new Set([...BITS.map((b) => b[0]), ...TEXT.map((t) => t[0])]);
+export const STATUS_D_KEYS: ReadonlySet<string> = new Set([...D_BITS.map((b) => b[0]), ...D_TEXT.map((t) => t[0])]);
 
 /** The `D` keys of `/api/charge`. */
 export const CHARGE_D_KEYS: ReadonlySet<string> = new Set([
@@ -76,7 +76,7 @@ export interface EnvironmentKeys {
 }
 
 function select(keys: ReadonlySet<string>): EnvironmentKeys {
-  return { bits: BITS.filter(([key]) => keys.has(key)), text: TEXT.filter(([key]) => keys.has(key)) };
+  return { bits: D_BITS.filter(([key]) => keys.has(key)), text: D_TEXT.filter(([key]) => keys.has(key)) };
 }
 
 export const STATUS_D = select(STATUS_D_KEYS);

@@ -1,7 +1,8 @@
 /** `/api/location` (http-api-v2.md §4.10): `L` fields 1–14; fields 15–19 are not exposed. */
 import { addTime, copyFields, PARANOID, splitFields, type RecordBody, type RecordResult, type StoredRecord } from './fields.js';
 
-const L_FIELDS = [
+/** [key, L field]. Also the source of the OpenAPI schema. */
+export const L_FIELDS = [
   ['latitude', 1],
   ['longitude', 2],
   ['direction', 3],

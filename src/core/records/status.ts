@@ -2,7 +2,8 @@
 import { addEnvironment, STATUS_D } from './environment.js';
 import { addTime, copyFields, PARANOID, splitFields, type RecordBody, type RecordResult, type StoredRecord } from './fields.js';
 
-const S_FIELDS = [
+/** The `S` fields of `/api/status`: [key, S field]. Also the source of its OpenAPI schema. */
+export const STATUS_S_FIELDS = [
   ['soc', 1],
   ['units', 2],
   ['chargestate', 5],
@@ -21,7 +22,7 @@ export function statusBody(s: StoredRecord | undefined, d: StoredRecord | undefi
   if (s) {
     if (s.paranoid) return PARANOID;
     addTime(body, 's', s, now);
-    copyFields(body, splitFields(s.data), S_FIELDS);
+    copyFields(body, splitFields(s.data), STATUS_S_FIELDS);
   }
   addEnvironment(body, d, STATUS_D, now);
   return body;

@@ -14,7 +14,8 @@ export const KPA_TO_PSI = 0.14503773773020923;
 /** A list (count, then values) longer than this is malformed: no car has more wheels. */
 const MAX_WHEELS = 64;
 
-const W_FIELDS = [
+/** The `W` fields: [key, W field]. Also the source of the OpenAPI schema. */
+export const W_FIELDS = [
   ['fr_pressure', 1],
   ['fr_temperature', 2],
   ['rr_pressure', 3],
