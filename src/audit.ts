@@ -43,7 +43,9 @@ let cliLog: Logger | null = null;
 
 /** An audit line of a command-line admin command, on stderr. */
 export function auditCli(action: AuditAction, detail: AuditDetail = {}): void {
-  cliLog ??= createLogger('info');
+  // VTS_LOG_FORMAT as for vts serve (else pretty on a terminal, JSON otherwise)
+  const format = process.env.VTS_LOG_FORMAT;
+  cliLog ??= createLogger('info', 2, format === 'json' || format === 'pretty' ? format : undefined);
   // under sudo, who ran sudo as well (as sudo says: the variable is sudo's, but anyone can set it)
   const sudo = process.env.SUDO_USER;
   audit(cliLog, action, systemUser(), 'cli', sudo ? { sudoUser: sudo, ...detail } : detail);

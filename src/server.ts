@@ -37,7 +37,7 @@ import type { PushConfig } from './push/push-config.js';
 import { ServerMetrics, METRICS_CONTENT_TYPE } from './metrics/prometheus.js';
 import { NO_TELEMETRY } from './hub/telemetry.js';
 import { workerMetrics } from './metrics/worker-metrics.js';
-import { loadTlsPair, TlsCertificate, warnIfNotValid } from './tls-certificate.js';
+import { loadTlsPair, TlsCertificate } from './tls-certificate.js';
 import { readinessCheck } from './readiness.js';
 
 export interface ServerConfig {
@@ -163,7 +163,6 @@ export const DEFAULT_LOGIN_TIMEOUT_MS = 10_000;
 export async function startServer(config: ServerConfig, log: Logger): Promise<RunningServer> {
   const tls = loadTlsPair({ cert: config.tlsCert, key: config.tlsKey });
   const certificate = tls && new TlsCertificate({ cert: config.tlsCert, key: config.tlsKey }, tls, log, { watchIntervalMs: config.tlsWatchIntervalMs });
-  if (tls) warnIfNotValid(log, tls.cert);
   const metrics = config.metricsToken ? new ServerMetrics() : null;
   const startedAt = Date.now();
   const store = await openStore(config.dataDir, {
@@ -319,6 +318,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
 
   await push.start();
   certificate?.watch();
+  certificate?.announce();
   listenerState = 'ok';
   const flushTraffic = async (): Promise<void> => {
     const now = hub.seconds();

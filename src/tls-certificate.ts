@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { Server as TlsServer, createSecureContext } from 'node:tls';
-import { X509Certificate } from 'node:crypto';
+import { X509Certificate, createPrivateKey } from 'node:crypto';
 import type { Server } from 'node:net';
 import type { Logger } from 'pino';
 import { VtsError } from './errors.js';
@@ -43,12 +43,39 @@ export function loadTlsPair(files: TlsFiles): TlsPair | undefined {
     }
   };
   const pair = { cert: read(files.cert, '--tls-cert'), key: read(files.key, '--tls-key') };
+  // which of the two is wrong, said here and not by a listener
   try {
-    createSecureContext(pair); // a bad PEM or a key of another certificate: said here, not by a listener
+    new X509Certificate(pair.cert);
   } catch (err) {
-    throw new VtsError('VTS_ERR_TLS', `${(err as Error).message}: --tls-cert and --tls-key must be a PEM certificate (chain) and its private key`, { cause: err });
+    throw new VtsError('VTS_ERR_TLS', `${files.cert} is not a PEM certificate (${(err as Error).message}): --tls-cert takes the certificate (chain), e.g. fullchain.pem`, { cause: err });
+  }
+  try {
+    createPrivateKey(pair.key);
+  } catch (err) {
+    const encrypted = /decrypt|passphrase|password/i.test((err as Error).message) || pair.key.includes('ENCRYPTED');
+    throw new VtsError(
+      'VTS_ERR_TLS',
+      encrypted
+        ? `${files.key} is an encrypted private key: --tls-key needs it without a passphrase (openssl pkey -in ${files.key} -out key.pem)`
+        : `${files.key} is not a PEM private key (${(err as Error).message}): --tls-key takes the key, e.g. privkey.pem`,
+      { cause: err },
+    );
+  }
+  try {
+    createSecureContext(pair);
+  } catch (err) {
+    throw new VtsError('VTS_ERR_TLS', `the key in ${files.key} does not belong to the certificate in ${files.cert} (${(err as Error).message}): give the certificate's own key with --tls-key`, { cause: err });
   }
   return pair;
+}
+
+/** Whether the (first) certificate of the chain is past its expiry. */
+function expired(cert: Buffer, now = Date.now()): boolean {
+  try {
+    return Date.parse(new X509Certificate(cert).validTo) < now;
+  } catch {
+    return false;
+  }
 }
 
 /** The first certificate of a PEM chain, for the log: subject, expiry and fingerprint. */
@@ -79,6 +106,8 @@ export interface TlsReloaderOptions {
   /** Settling time after a change is seen (ms). Default 1 s. */
   settleMs?: number;
 }
+
+const signature = (cert: Buffer, key: Buffer): string => `${cert.toString('base64')}\n${key.toString('base64')}`;
 
 export class TlsCertificate {
   private readonly servers = new Set<TlsServer>();
@@ -134,11 +163,11 @@ export class TlsCertificate {
       }
       this.unreadable = null;
       if (cert.equals(this.pair.cert) && key.equals(this.pair.key)) return;
-      const seen = `${cert.toString('base64')}\n${key.toString('base64')}`;
+      const seen = signature(cert, key);
       if (seen === this.refused) return;
       // written one after the other: wait for both to settle before loading them
       await new Promise((r) => setTimeout(r, this.opts.settleMs ?? Math.min(1000, this.opts.watchIntervalMs ?? 1000)));
-      if (!this.reload('the certificate files changed')) this.refused = seen;
+      this.reload('the certificate files changed');
     } finally {
       this.checking = false;
     }
@@ -152,8 +181,13 @@ export class TlsCertificate {
     let pair: TlsPair;
     try {
       pair = loadTlsPair(this.files)!;
+      // an old copy must not replace a certificate that still works
+      if (expired(pair.cert) && !expired(this.pair.cert)) {
+        throw new VtsError('VTS_ERR_TLS', `the certificate in ${this.files.cert} has expired (${describe(pair.cert)?.validTo ?? '?'}): renew it, then send SIGHUP`);
+      }
     } catch (err) {
       this.log.error({ reason: why, error: (err as Error).message }, 'TLS certificate not reloaded: the listeners keep the one they have');
+      this.refused = this.signatureOfFiles();
       return false;
     }
     for (const server of this.servers) server.setSecureContext(pair);
@@ -163,6 +197,21 @@ export class TlsCertificate {
     this.log.info({ reason: why, listeners: this.servers.size, ...shown }, 'TLS certificate reloaded');
     warnIfNotValid(this.log, pair.cert);
     return true;
+  }
+
+  /** The files' bytes as the watch compares them (null when they cannot be read now). */
+  private signatureOfFiles(): string | null {
+    try {
+      return signature(readFileSync(this.files.cert!), readFileSync(this.files.key!));
+    } catch {
+      return null;
+    }
+  }
+
+  /** Says which certificate the listeners start with (at start). */
+  announce(): void {
+    this.log.info({ listeners: this.servers.size, ...describe(this.pair.cert) }, 'TLS certificate loaded');
+    warnIfNotValid(this.log, this.pair.cert);
   }
 
   stop(): void {

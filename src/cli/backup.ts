@@ -40,7 +40,7 @@ export function registerBackup(program: Command): void {
       if (statSync(target).isDirectory()) throw new VtsError('VTS_ERR_INVALID_INPUT', `${fileArg} is a folder: give the name of the backup file`);
       if (!o.force) throw new VtsError('VTS_ERR_INVALID_INPUT', `${fileArg} exists: choose another name, or give --force to replace it`);
     }
-    if (!existsSync(dirname(target))) throw new VtsError('VTS_ERR_INVALID_INPUT', `the folder ${dirname(fileArg)} does not exist`);
+    if (!existsSync(dirname(target))) throw new VtsError('VTS_ERR_INVALID_INPUT', `the folder ${dirname(fileArg)} does not exist: create it first, or give a file in a folder that exists`);
     let told = false;
     const r = await backupSqlite(source, target, (_copied, total) => {
       // a large database takes a while: say so once

@@ -262,6 +262,8 @@ export function registerServe(program: Command): void {
   addPushDeliveryOptions(cmd);
   cmd.action(async () => {
     const o = resolveOptions<ServeOptions>(cmd);
+    // an empty value (VTS_METRICS_TOKEN= in an environment file) means none, as for the other options
+    if (o.metricsToken === '') o.metricsToken = undefined;
     checkMetricsToken(o.metricsToken);
     const workers = workerCount(o.workers);
     if (workers > 1 && !o.cluster) throw new VtsError('VTS_ERR_CONFIG', '--workers needs --cluster: the workers are nodes of one cluster (e.g. --cluster redis://127.0.0.1:6379)');

@@ -28,8 +28,17 @@ async function metrics(ctx: HttpContext, m: NonNullable<OpsContext['metrics']>, 
   const given = bearer(req);
   const refuse = (): FastifyReply => unauthorized(reply.header('WWW-Authenticate', 'Bearer realm="vts metrics"'));
   if (given === null) return refuse();
-  const outcome = await ctx.guard.attempt(clientAddress(req), METRICS_ACCOUNT, async () => (sameSecret(given, m.token) ? true : null));
-  if (!outcome.ok) return outcome.throttled ? tooManyLogins(reply, outcome) : refuse();
+  const address = clientAddress(req);
+  const outcome = await ctx.guard.attempt(address, METRICS_ACCOUNT, async () => (sameSecret(given, m.token) ? true : null));
+  if (!outcome.ok) {
+    // like a wrong password: a scraper with an old token would otherwise fail without a trace
+    if (outcome.throttled) {
+      ctx.log.info({ address, limit: outcome.limit }, 'metrics scrape refused: too many wrong tokens');
+      return tooManyLogins(reply, outcome);
+    }
+    ctx.log.info({ address }, 'metrics scrape refused: wrong bearer token');
+    return refuse();
+  }
   const text = await m.render();
   return status(reply, 200).header('Content-Type', m.contentType).send(text);
 }

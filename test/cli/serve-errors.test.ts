@@ -182,7 +182,14 @@ test('a new data dir is created and said once in the log; a bad certificate is o
   assert.equal(bad.code, 1);
   const lines = plainLines(bad.stderr);
   assert.equal(lines.length, 1, bad.stderr);
-  assert.match(lines[0]!, /^vts: TLS certificate or key could not be loaded: .*: --tls-cert and --tls-key must be a PEM certificate \(chain\) and its private key \(VTS_ERR_TLS\)$/);
+  assert.match(lines[0]!, new RegExp(`^vts: TLS certificate or key could not be loaded: ${garbage} is not a PEM certificate \\(.*\\): --tls-cert takes the certificate \\(chain\\), e\\.g\\. fullchain\\.pem \\(VTS_ERR_TLS\\)$`));
+  // the two the wrong way round: the certificate file is said
+  const swapped = await serve(['--data-dir', dataDir, ...OFF, '--tls-cert', TLS_KEY, '--tls-key', TLS_CERT]);
+  assert.match(plainLines(swapped.stderr)[0]!, new RegExp(`^vts: TLS certificate or key could not be loaded: ${TLS_KEY} is not a PEM certificate`));
+  // a key of another certificate
+  const renewedKey = new URL('../fixtures/tls/renewed-key.pem', import.meta.url).pathname;
+  const other = await serve(['--data-dir', dataDir, ...OFF, '--tls-cert', TLS_CERT, '--tls-key', renewedKey]);
+  assert.match(plainLines(other.stderr)[0]!, new RegExp(`^vts: TLS certificate or key could not be loaded: the key in ${renewedKey} does not belong to the certificate in ${TLS_CERT} \\(.*\\): give the certificate's own key with --tls-key \\(VTS_ERR_TLS\\)$`));
   const missing = await serve(['--data-dir', dataDir, ...OFF, '--tls-cert', join(parent, 'nothing.pem'), '--tls-key', TLS_KEY]);
   assertFailed(missing, `vts: TLS certificate or key could not be loaded: cannot read ${join(parent, 'nothing.pem')} (ENOENT): check --tls-cert (VTS_ERR_TLS)`);
 });

@@ -64,7 +64,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       description: DESCRIPTION,
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: '/', description: 'This server (HTTP on 6868, HTTPS on 6869)' }],
+    servers: [{ url: '/', description: 'This server (HTTP, by default on 6868; HTTPS, by default on 6869)' }],
     tags: [
       { name: 'API v2', description: "The reference server's API (http-api-v2.md)." },
       { name: 'Commands', description: 'Remote commands through the command service.' },

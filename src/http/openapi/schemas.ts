@@ -261,7 +261,7 @@ export const SCHEMAS: Record<string, Schema> = {
   WebConfig: exact("The dashboard's map settings.", { tileUrl: { type: 'string' }, tileAttribution: { type: 'string' } }),
   Health: exact('The process is up.', {
     status: { type: 'string', const: 'ok' },
-    version: { type: 'string', examples: ['0.1.0'] },
+    version: { type: 'string', examples: ['vts-0.1.0'] },
     uptimeSeconds: { type: 'integer', minimum: 0 },
   }),
   Ready: exact('Whether this node serves: its store, its cluster membership and its listeners.', {
