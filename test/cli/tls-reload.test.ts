@@ -123,3 +123,16 @@ test('a change of the certificate files is noticed without a signal', async (t) 
   assert.equal(seen, RENEWED);
   assert.ok(s.logs.some((l) => l.includes('"reason":"the certificate files changed"') && l.includes('TLS certificate reloaded')));
 });
+
+test('an expired certificate does not replace one that works', async (t) => {
+  const { cert, key } = certDir(t);
+  const s = await startTestServer({ tlsCert: cert, tlsKey: key, tlsWatchIntervalMs: 0, rateLimit: { burst: 0 } });
+  t.after(() => s.close());
+  assert.ok(s.logs.some((l) => l.includes('"msg":"TLS certificate loaded"') && l.includes(OLD)), 'the certificate in use is logged at start');
+  copyFileSync(fixture('expired-cert.pem'), cert);
+  copyFileSync(fixture('expired-key.pem'), key);
+  assert.equal(s.server.reloadTls(), false);
+  assert.equal(await certOf(s.server.ports.https!), OLD);
+  const refused = s.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'TLS certificate not reloaded: the listeners keep the one they have');
+  assert.match(String(refused?.error), /cert\.pem has expired \(Jan {2}1 00:00:00 2001 GMT\): renew it, then send SIGHUP/);
+});
