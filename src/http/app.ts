@@ -99,12 +99,12 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
     done(null, payload);
   });
 
-  // the metrics of every answered request, and the access log at debug level
+  // the metrics of every answered request, and the access log at debug level: without either,
+  // no hook at all on the hot path (the log level is set at start)
   const telemetry = ctx.hub.telemetry;
   const counted = telemetry !== NO_TELEMETRY;
-  app.addHook('onResponse', (req, reply, done) => {
-    const logged = ctx.log.isLevelEnabled('debug');
-    if (!counted && !logged) return done();
+  const logged = ctx.log.isLevelEnabled('debug');
+  if (counted || logged) app.addHook('onResponse', (req, reply, done) => {
     const url = req.url ?? '';
     const group = routeGroup(req.method, url, ctx.commandService);
     const ms = reply.elapsedTime;

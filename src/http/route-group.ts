@@ -1,12 +1,9 @@
 /**
  * The route group of a request, for the metrics (`vts_http_requests_total{group}`) and the access
- * log: a handful of names, never a vehicle id or a user name. Pure.
+ * log: a handful of names, never a vehicle id or a user name. The `/api` calls are grouped as the
+ * dispatcher's table says (src/http/api-v2/routes.ts).
  */
-
-/** The command API and the reference's former "Not Yet Implemented" calls (src/http/command/). */
-const COMMAND_CALLS = new Set(['command', 'lock', 'valet', 'features', 'parameters', 'reset', 'homelink']);
-/** vts's web API (docs/web-api.md). */
-const WEB_API_CALLS = new Set(['session', 'password', 'overview', 'live', 'history', 'push', 'notifications']);
+import { API_ROUTES, COMMAND_API_ROUTES, WEB_API_ROUTES } from './api-v2/routes.js';
 
 export type RouteGroup = 'health' | 'metrics' | 'openapi' | 'mqapi' | 'api_v2' | 'command_api' | 'custom_api' | 'csv' | 'web_api' | 'web';
 
@@ -20,8 +17,9 @@ export function routeGroup(method: string, url: string, commandService: string):
   if (path !== '/api' && !path.startsWith('/api/')) return 'web';
   const [fn = '', second] = path.slice(5).split('/', 2);
   if (fn === 'openapi.json' || fn === 'docs') return 'openapi';
-  if (COMMAND_CALLS.has(fn) || (fn === 'charge' && method !== 'GET' && method !== 'HEAD')) return 'command_api';
-  if (WEB_API_CALLS.has(fn)) return 'web_api';
+  const route = API_ROUTES.get(`${method === 'HEAD' ? 'GET' : method}:${fn}`);
+  if (route && COMMAND_API_ROUTES.has(route)) return 'command_api';
+  if (route && WEB_API_ROUTES.has(route)) return 'web_api';
   if (fn === commandService) return second === 'csv' ? 'csv' : 'custom_api';
   if (fn === 'call') return 'custom_api';
   if (fn === 'historical' && q >= 0 && /(?:^|&)format=csv(?:&|$)/i.test(url.slice(q + 1))) return 'csv';

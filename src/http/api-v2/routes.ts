@@ -72,19 +72,25 @@ export const API_ROUTES: ReadonlyMap<string, ApiRoute> = new Map<string, ApiRout
   ['GET:notifications', notifications],
 ]);
 
-/**
- * The calls that answer their errors as JSON `{"error","message"}`: the command API, the
- * reference's former "Not Yet Implemented" group (both src/http/command/) and vts's web API
- * (docs/web-api.md). Every other call answers REF's one line of text.
- */
-const JSON_ERROR_ROUTES: ReadonlySet<ApiRoute> = new Set<ApiRoute>([
+/** The command API and the reference's former "Not Yet Implemented" group (src/http/command/). */
+export const COMMAND_API_ROUTES: ReadonlySet<ApiRoute> = new Set<ApiRoute>([
   runCommand,
   commandInfo,
-  ...[actions.chargeStart, actions.chargeStop, actions.lock, actions.unlock, actions.valetOn, actions.valetOff],
+  ...[actions.chargeStart, actions.chargeStop, actions.lockState, actions.lock, actions.unlock, actions.valetOn, actions.valetOff],
   ...[actions.listFeatures, actions.setFeature, actions.listParameters, actions.setParameter, actions.reset, actions.homelink],
+]);
+
+/** vts's web API (docs/web-api.md). */
+export const WEB_API_ROUTES: ReadonlySet<ApiRoute> = new Set<ApiRoute>([
   ...[signIn, whoAmI, signOut, changePassword, overview, live, history],
   ...[readPush, addTarget, removePush, notifications],
 ]);
+
+/**
+ * The calls that answer their errors as JSON `{"error","message"}`: the command API and the web
+ * API, but for the lock and valet state (REF's text). Every other call answers REF's one line of text.
+ */
+const JSON_ERROR_ROUTES: ReadonlySet<ApiRoute> = new Set<ApiRoute>([...[...COMMAND_API_ROUTES].filter((r) => r !== actions.lockState), ...WEB_API_ROUTES]);
 
 /** How the `/api` call of `method` and `url` answers an error (src/http/reply.ts `sendError`). */
 export function apiErrorStyle(method: string, url: string): ErrorStyle {
