@@ -48,7 +48,16 @@ const MAX_CLAIM = 200;
  */
 const ROUNDS_AHEAD = 2;
 /**
- * Outcomes are recorded together, at most this long after the first (ms): a transaction each
+ * The fewest deliveries a claim reaches for (when that many are due), however few slots the pace
+ * allows, up to MAX_ROUNDS_AHEAD rounds: while the server is busy a round is only a few slots, and
+ * a claim transaction every few deliveries cost the busy server more than the deliveries (CPU and
+ * database writes). The rounds bound how long a claim must be held (its lease).
+ */
+const MIN_CLAIM = 32;
+const MAX_ROUNDS_AHEAD = 8;
+/**
+ * Outcomes are recorded together, at most this long after the first (ms) at full pace, and
+ * longer as the pace slows (the same number of outcomes per transaction): a transaction each
  * cost more than the statements in it. The claim holds the delivery meanwhile.
  */
 const RECORD_DELAY_MS = 20;
@@ -96,6 +105,8 @@ class ChannelLoop {
   private readonly recording = new Set<Promise<void>>();
   /** Requests in flight allowed now (the concurrency, less while the server is busy: `pace`). */
   private limit: number;
+  /** How long outcomes wait to be recorded together now (ms). */
+  private recordDelay = RECORD_DELAY_MS;
 
   constructor(
     private readonly provider: PushProvider,
@@ -120,6 +131,7 @@ class ChannelLoop {
   /** Sends with `share` of the concurrency from now on (at least one request). */
   pace(share: number): void {
     this.limit = Math.max(1, Math.round(this.most * share));
+    this.recordDelay = Math.round((RECORD_DELAY_MS * this.most) / this.limit);
   }
 
   /** Whether deliveries claimed ahead were never sent (their claims are let go at the stop). */
@@ -156,12 +168,13 @@ class ChannelLoop {
     try {
       do {
         this.again = false;
-        const max = Math.min(MAX_CLAIM, ROUNDS_AHEAD * this.round) - this.queue.length;
+        const ahead = Math.min(MAX_CLAIM, Math.max(Math.min(MIN_CLAIM, MAX_ROUNDS_AHEAD * this.round), ROUNDS_AHEAD * this.round));
+        const max = ahead - this.queue.length;
         if (max <= 0 || this.stopped) return;
         const now = this.seconds();
-        // the claim outlives the wait in the queue (at most ROUNDS_AHEAD attempts of the slot),
-        // the attempt (its timeout) and the recording of its outcome
-        const lease = now + (ROUNDS_AHEAD + 1) * o.timeoutSeconds + 5;
+        // the claim outlives the wait in the queue (an attempt of each slot for every round ahead
+        // of it), its own attempt (the timeout) and the recording of its outcome
+        const lease = now + (Math.ceil(ahead / this.round) + 1) * o.timeoutSeconds + 5;
         const items = await this.store.claimDeliveries(provider.channel, max, now, o.claimer, lease);
         for (const item of items) this.queue.push({ item, leaseUntil: lease });
         this.sendQueued();
@@ -201,7 +214,7 @@ class ChannelLoop {
     const outcome = outcomeOf(item, result, this.seconds(), this.o);
     const level = outcome.state === 'delivered' || outcome.state === 'receipt' ? 'debug' : 'info';
     this.log[level]({ channel: this.provider.channel, vehicle: item.vehicleId, delivery: item.id, state: outcome.state, detail: outcome.detail }, 'push: attempt');
-    if (this.outcomes.push({ item, outcome }) === 1) this.recordTimer = setTimeout(() => this.record(), RECORD_DELAY_MS);
+    if (this.outcomes.push({ item, outcome }) === 1) this.recordTimer = setTimeout(() => this.record(), this.recordDelay);
   }
 
   private record(): void {
