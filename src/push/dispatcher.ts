@@ -105,8 +105,6 @@ class ChannelLoop {
   private readonly recording = new Set<Promise<void>>();
   /** Requests in flight allowed now (the concurrency, less while the server is busy: `pace`). */
   private limit: number;
-  /** How long outcomes wait to be recorded together now (ms). */
-  private recordDelay = RECORD_DELAY_MS;
 
   constructor(
     private readonly provider: PushProvider,
@@ -131,7 +129,20 @@ class ChannelLoop {
   /** Sends with `share` of the concurrency from now on (at least one request). */
   pace(share: number): void {
     this.limit = Math.max(1, Math.round(this.most * share));
-    this.recordDelay = Math.round((RECORD_DELAY_MS * this.most) / this.limit);
+  }
+
+  /** How long outcomes wait to be recorded together now (ms): longer as the pace slows. */
+  private get recordDelay(): number {
+    return Math.round((RECORD_DELAY_MS * this.most) / this.limit);
+  }
+
+  /**
+   * How many deliveries the queue is filled up to: two rounds, or MIN_CLAIM when that is more
+   * (but no more than MAX_ROUNDS_AHEAD rounds), and never more than MAX_CLAIM.
+   */
+  private get ahead(): number {
+    const fewest = Math.min(MIN_CLAIM, MAX_ROUNDS_AHEAD * this.round);
+    return Math.min(MAX_CLAIM, Math.max(fewest, ROUNDS_AHEAD * this.round));
   }
 
   /** Whether deliveries claimed ahead were never sent (their claims are let go at the stop). */
@@ -168,7 +179,7 @@ class ChannelLoop {
     try {
       do {
         this.again = false;
-        const ahead = Math.min(MAX_CLAIM, Math.max(Math.min(MIN_CLAIM, MAX_ROUNDS_AHEAD * this.round), ROUNDS_AHEAD * this.round));
+        const ahead = this.ahead;
         const max = ahead - this.queue.length;
         if (max <= 0 || this.stopped) return;
         const now = this.seconds();

@@ -150,10 +150,14 @@ export async function startApnsEndpoint(options: ApnsEndpointOptions = {}): Prom
     if (req.method !== 'POST') return wrong(405, 'MethodNotAllowed', `method ${req.method}`);
     if (!TOKEN_PATH.test(req.path)) return wrong(404, 'BadPath', `path ${req.path}`);
     if (req.jwt === '') return wrong(403, 'MissingProviderToken', 'no bearer token');
-    const verified = verifiedTokens.get(req.jwt) ?? verifyJwt(req.jwt, publicKey, 'ES256');
-    if (typeof verified === 'string') return wrong(403, 'InvalidProviderToken', `JWT: ${verified}`);
-    if (verifiedTokens.size >= 16) verifiedTokens.clear();
-    verifiedTokens.set(req.jwt, verified);
+    let verified = verifiedTokens.get(req.jwt);
+    if (verified === undefined) {
+      const checked = verifyJwt(req.jwt, publicKey, 'ES256');
+      if (typeof checked === 'string') return wrong(403, 'InvalidProviderToken', `JWT: ${checked}`);
+      if (verifiedTokens.size >= 16) verifiedTokens.clear();
+      verifiedTokens.set(req.jwt, checked);
+      verified = checked;
+    }
     req.decoded = verified;
     const fields = Object.keys(verified.header).sort().join(',');
     if (fields !== 'alg,kid') return wrong(403, 'InvalidProviderToken', `JWT header fields ${fields}, not alg,kid`);
