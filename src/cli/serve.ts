@@ -21,6 +21,7 @@ import { isPrimary, isWorker, nodeName, parseNodeId, parseWorkers, reportListeni
 interface ServeOptions extends PushDeliveryOptions {
   dataDir: string;
   database?: string;
+  databaseTimeout: number;
   bind?: string;
   mpPort: number;
   mpTlsPort: number;
@@ -67,6 +68,13 @@ interface ServeOptions extends PushDeliveryOptions {
   clusterPrefix: string;
   workers?: number | 'auto';
   trustProxy?: string[];
+}
+
+/** Seconds, fractions allowed (0.5), at most a day; 0 = none. */
+function parseSecondsOrZero(value: string): number {
+  const n = Number(value);
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(value) || !(n >= 0 && n <= 86400)) throw new Error(`not a number of seconds from 0 to 86400: ${value}`);
+  return n;
 }
 
 /** A port, or `off` (commander would turn a parser's null into ''). */
@@ -125,6 +133,10 @@ const SHUTDOWN_DEADLINE_MS = 4500;
 export function registerServe(program: Command): void {
   const cmd = program.command('serve').description('run the server (MP listeners, store, housekeeping)');
   addStoreOptions(cmd);
+  addConfigOption(cmd, '--database-timeout <seconds>', 'PostgreSQL: a statement not answered within this fails and a silent connection is replaced by a new one (0 = wait for ever)', {
+    default: 30,
+    parse: parseSecondsOrZero,
+  });
   addConfigOption(cmd, '--bind <address>', 'address to listen on (default: all interfaces)');
   addConfigOption(cmd, '--mp-port <port>', 'MP port (TCP and WebSocket); 0 = any free port', { default: 6867, parse: parsePort });
   addConfigOption(cmd, '--mp-tls-port <port>', 'MP over TLS port (needs --tls-cert/--tls-key)', { default: 6870, parse: parsePort });
@@ -273,6 +285,7 @@ export function registerServe(program: Command): void {
     const config: ServerConfig = {
       dataDir: o.dataDir,
       database: o.database,
+      databaseTimeoutMs: o.databaseTimeout * 1000,
       bind: o.bind,
       mpPort: o.mpPort,
       mpTlsPort: o.mpTlsPort,

@@ -22,6 +22,7 @@ import type { ClientType } from '../core/mp/welcome.js';
 import type { HistoricalTypeSummary } from '../core/mp/server-commands.js';
 import type { ImportStore } from './import-store.js';
 import type { PushStore } from './push-store.js';
+import type { OutageEvent } from './outage.js';
 
 export interface Owner {
   id: number;
@@ -294,4 +295,14 @@ export interface StoreOptions {
   onBackgroundError?: (err: unknown) => void;
   /** Told of each committed batch of buffered writes: its entries and the seconds its commit took. */
   onCommit?: (entries: number, seconds: number) => void;
+  /**
+   * PostgreSQL: a statement not answered within this many milliseconds fails, and its connection
+   * is replaced (`--database-timeout`); 0 or unset: no timeout.
+   */
+  databaseTimeoutMs?: number;
+  /**
+   * PostgreSQL: told once when the database becomes unavailable and once when it answers again
+   * (src/store/outage.ts); the errors met meanwhile are only counted.
+   */
+  onOutage?: (event: OutageEvent) => void;
 }

@@ -1,5 +1,6 @@
 /** Historical records from cars: `H` (no ack) and `h` (acked once durable) (mp-protocol.md §15). */
 import { historicalTimes, parseAckedH, parseH, type HistoricalInput } from '../../core/mp/historical.js';
+import { isOutage } from '../../store/outage.js';
 import type { HistoricalRecord } from '../../store/store.js';
 import type { Handler } from './port.js';
 import type { HubPort } from './port.js';
@@ -18,7 +19,8 @@ export const handleHistorical: Handler = (hub, peer, link, data) => {
   }
   hub.store
     .addHistorical(historicalRecord(hub, link.vehicleId, rec))
-    .catch((err: unknown) => hub.log.error({ err, conn: peer.id }, 'storing an H record failed'));
+    // a failure of a database outage is counted in the outage's log line, not logged each
+    .catch((err: unknown) => isOutage(err) || hub.log.error({ err, conn: peer.id }, 'storing an H record failed'));
 };
 
 /**
@@ -35,6 +37,6 @@ export const handleAckedHistorical: Handler = (hub, peer, link, data) => {
   }
   hub.store.addHistorical(historicalRecord(hub, link.vehicleId, rec), true).then(
     () => peer.send('h', ackCode),
-    (err: unknown) => hub.log.error({ err, conn: peer.id }, 'storing an h record failed: not acknowledged'),
+    (err: unknown) => isOutage(err) || hub.log.error({ err, conn: peer.id }, 'storing an h record failed: not acknowledged'),
   );
 };

@@ -60,8 +60,31 @@ function text(err: unknown, t: PgTarget): string {
 /** Errors that mean the server cannot be reached (or went away). */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 
+/**
+ * The driver's own texts for a connection that went away or stays silent: closed, not connected
+ * within the connect timeout (a client's, or the pool's wait for one), no answer to a statement
+ * within the query timeout (--database-timeout), or a client broken by an earlier error.
+ */
+const GONE = /^Connection terminated|timeout expired|connection timeout|^Query read timeout|timeout exceeded when trying to connect|is not queryable/i;
+
 function unreachable(err: unknown): boolean {
-  return UNREACHABLE.has(code(err)) || /^Connection terminated|timeout expired|connection timeout/i.test(messageOf(err));
+  return UNREACHABLE.has(code(err)) || GONE.test(messageOf(err));
+}
+
+/** Whether a statement failed for want of an answer within the query timeout (pg closes its connection). */
+export function pgSilent(err: unknown): boolean {
+  if (isVtsError(err)) return err.cause !== undefined && pgSilent(err.cause);
+  return /^Query read timeout/.test(messageOf(err));
+}
+
+/**
+ * Whether the error says the database is unavailable (unreachable, gone, restarting, out of
+ * connections, or not answering in time), rather than something about the statement or its data.
+ */
+export function pgUnavailable(err: unknown): boolean {
+  if (isVtsError(err)) return err.cause !== undefined && pgUnavailable(err.cause);
+  const c = code(err);
+  return unreachable(err) || c.startsWith('08') || c === '53300' || c === '57014' || c === '57P01' || c === '57P02' || c === '57P03';
 }
 
 /**
@@ -90,7 +113,7 @@ export function describePgError(err: unknown, t: PgTarget): unknown {
 /**
  * Whether a failed commit may succeed when tried again: the server went away or restarts
  * (connection errors, 57P01…), a serialization failure or deadlock with another node, a lock
- * timeout, too many connections, a full disk. A constraint, a type or a schema error would fail
+ * timeout or a statement cancelled by the statement timeout, too many connections, a full disk. A constraint, a type or a schema error would fail
  * the same way again.
  */
 export function pgRetryable(err: unknown): boolean {
@@ -102,6 +125,7 @@ export function pgRetryable(err: unknown): boolean {
     c === '40001' ||
     c === '40P01' ||
     c === '55P03' ||
+    c === '57014' ||
     c === '57P01' ||
     c === '57P02' ||
     c === '57P03' ||

@@ -6,7 +6,8 @@ import pg from 'pg';
 import type { Pool } from 'pg';
 import { VtsError } from '../../errors.js';
 import type { StoreOptions } from '../store.js';
-import { describePgError, pgTarget, type PgTarget } from './pg-errors.js';
+import { OutageWatch } from '../outage.js';
+import { describePgError, pgTarget, pgUnavailable, type PgTarget } from './pg-errors.js';
 import { migrate } from './pg-schema.js';
 import { PgStore } from './pg-store.js';
 
@@ -29,40 +30,61 @@ const TYPES = {
 
 export const CREATE_HINT = "check --database (or VTS_DATABASE), or create one with 'vts user add NAME --password -' or 'vts serve'";
 
-/** A pool on `url`; an idle connection that fails is reported (redacted), never thrown. */
-function createPool(url: string, target: PgTarget, opts: PgOpenOptions): Pool {
-  const pool = new pg.Pool({
+/** A connection not established within this (or the statement timeout and its grace, when shorter) is given up (ms). */
+const CONNECT_TIMEOUT_MS = 10_000;
+/** TCP keepalive probes start after this much silence on a connection (ms). */
+const KEEPALIVE_MS = 10_000;
+/** How much longer than the statement timeout vts waits for an answer before it gives the connection up (ms). */
+const SILENCE_GRACE_MS = 1000;
+
+/** The settings of every connection: keepalive, and the timeouts of `timeoutMs` (none when 0 or unset). */
+function connectionConfig(url: string, timeoutMs: number | undefined): pg.ClientConfig {
+  const ms = timeoutMs !== undefined && timeoutMs > 0 ? Math.max(1, Math.round(timeoutMs)) : 0;
+  return {
     connectionString: url,
-    max: opts.poolSize ?? 10,
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: ms > 0 ? Math.min(CONNECT_TIMEOUT_MS, ms + SILENCE_GRACE_MS) : CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_MS,
     application_name: 'vts',
     types: TYPES,
-  });
-  pool.on('error', (err) => opts.onBackgroundError?.(describePgError(err, target)));
+    // the server cancels a statement (and ends a transaction left idle) after `ms`; a connection
+    // that has not answered shortly after is silent (a partition, a moved address): pg fails its
+    // statement and the pool closes it, the next statement gets a new connection
+    ...(ms > 0 ? { statement_timeout: ms, idle_in_transaction_session_timeout: ms, query_timeout: ms + SILENCE_GRACE_MS } : {}),
+  };
+}
+
+/**
+ * A pool on `url`. An idle connection that fails is closed by the pool: an outage is told to
+ * `watch` (once), any other error reported (redacted), never thrown.
+ */
+function createPool(url: string, target: PgTarget, opts: PgOpenOptions, watch: OutageWatch): Pool {
+  const pool = new pg.Pool({ ...connectionConfig(url, opts.databaseTimeoutMs), max: opts.poolSize ?? 10 });
+  pool.on('error', (err) => (pgUnavailable(err) ? watch.failed(describePgError(err, target)) : opts.onBackgroundError?.(describePgError(err, target))));
   return pool;
 }
 
 /**
  * Connects, migrates the schema of the connection's search_path (creating it and the tables
  * unless `create: false`) and returns the store. Every failure is one VtsError naming the
- * database without its password.
+ * database without its password. The migration has a connection of its own, without the
+ * statement timeouts (a migration of a large table may take long).
  */
 export async function openPgStore(url: string, opts: PgOpenOptions = {}): Promise<PgStore> {
   const target = pgTarget(url);
-  const pool = createPool(url, target, opts);
+  const watch = new OutageWatch((event) => opts.onOutage?.(event));
   const missing = (why: string): VtsError =>
     new VtsError('VTS_ERR_NO_DATABASE', `no vts database at ${target.shown}: ${why}: ${CREATE_HINT}`, { whole: true });
+  const client = new pg.Client(connectionConfig(url, 0));
+  client.on('error', () => undefined); // a failure shows as the rejection of its statement
   try {
-    const client = await pool.connect();
-    try {
-      const { schema, created } = await migrate(client, opts.create !== false, missing);
-      if (created) opts.onCreated?.(`${target.shown} (schema ${schema})`);
-    } finally {
-      client.release();
-    }
+    await client.connect();
+    const { schema, created } = await migrate(client, opts.create !== false, missing);
+    if (created) opts.onCreated?.(`${target.shown} (schema ${schema})`);
   } catch (err) {
-    await pool.end().catch(() => undefined);
     throw describePgError(err, target);
+  } finally {
+    await client.end().catch(() => undefined);
   }
-  return new PgStore(pool, target, opts);
+  return new PgStore(() => createPool(url, target, opts, watch), target, watch, opts);
 }

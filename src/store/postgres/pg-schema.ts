@@ -10,7 +10,7 @@
  * case-insensitively over ASCII (`lower()` under "C" folds A-Z only, as SQLite's NOCASE), through
  * unique indexes on `lower(…)`.
  */
-import type { PoolClient } from 'pg';
+import type { ClientBase } from 'pg';
 import { VtsError } from '../../errors.js';
 
 export const PG_MIGRATIONS: readonly { description: string; sql: string }[] = [
@@ -274,7 +274,7 @@ export type MissingSchema = (why: string) => VtsError;
  * Without `create`, a schema without vts's tables is refused (`missing`).
  * @throws VtsError VTS_ERR_STORE_SCHEMA when the schema was written by a newer vts
  */
-export async function migrate(client: PoolClient, create: boolean, missing: MissingSchema): Promise<MigrateResult> {
+export async function migrate(client: ClientBase, create: boolean, missing: MissingSchema): Promise<MigrateResult> {
   const { rows } = await client.query<{ schema: string | null; path: string; user: string }>(
     "SELECT current_schema() AS schema, current_setting('search_path') AS path, current_user AS user",
   );

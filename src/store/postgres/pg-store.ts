@@ -56,7 +56,8 @@ import type {
 import { BufferedStore } from '../buffered-store.js';
 import type { WriteBatch } from '../write-batch.js';
 import { commitBatch } from './pg-batch.js';
-import { describePgError, pgRetryable, type PgTarget } from './pg-errors.js';
+import type { OutageWatch } from '../outage.js';
+import { describePgError, pgRetryable, pgSilent, pgUnavailable, type PgTarget } from './pg-errors.js';
 import { PgImportStore } from './pg-import.js';
 import { PgPushStore } from './pg-push.js';
 
@@ -82,13 +83,22 @@ export class PgStore extends BufferedStore implements Store {
   /** What `vts import` writes (src/store/postgres/pg-import.ts). */
   readonly imports: PgImportStore;
 
-  /** Takes over a pool whose schema is migrated (openPgStore in src/store/postgres/pg-open.ts). */
+  /** The pool in use: replaced by a new one when one of its connections goes silent. */
+  private pool: Pool;
+
+  /**
+   * Uses pools of `newPool` on a database whose schema is migrated (openPgStore in
+   * src/store/postgres/pg-open.ts); `watch` is told of every operation's outcome (an outage is
+   * reported once).
+   */
   constructor(
-    private readonly pool: Pool,
+    private readonly newPool: () => Pool,
     private readonly target: PgTarget,
+    private readonly watch: OutageWatch,
     opts: StoreOptions = {},
   ) {
     super(opts, pgRetryable);
+    this.pool = newPool();
     const access = {
       open: () => this.open(),
       read: <R extends QueryResultRow>(sql: string, values: unknown[]) => this.read<R>(sql, values),
@@ -100,7 +110,32 @@ export class PgStore extends BufferedStore implements Store {
   }
 
   protected commitBatch(batch: WriteBatch): Promise<void> {
-    return commitBatch(this.pool, batch);
+    const pool = this.pool;
+    return this.watched(pool, commitBatch(pool, batch));
+  }
+
+  /**
+   * `done` (an operation on `pool`), its outcome told to the outage watch (an error of the
+   * database's unavailability is marked there). A connection of `pool` that did not answer in
+   * time (pg closed it) makes its siblings suspect: the ones of the same moment are likely silent
+   * too (an address that moved, a partition), and each would cost another timeout. The pool is
+   * replaced: its idle connections are closed, its busy ones when they are given back.
+   */
+  private watched<T>(pool: Pool, done: Promise<T>): Promise<T> {
+    return done.then(
+      (value) => {
+        this.watch.succeeded();
+        return value;
+      },
+      (err: unknown) => {
+        if (pgUnavailable(err)) this.watch.failed(err);
+        if (pgSilent(err) && pool === this.pool && !this.closed) {
+          this.pool = this.newPool();
+          pool.end().catch(() => undefined);
+        }
+        throw err;
+      },
+    );
   }
 
   /** Ends the pool once the direct writes are done. */
@@ -112,7 +147,8 @@ export class PgStore extends BufferedStore implements Store {
 
   private async query<R extends QueryResultRow>(sql: string, values: unknown[]): Promise<QueryResult<R>> {
     try {
-      return await this.pool.query<R>(sql, values);
+      const pool = this.pool;
+      return await this.watched(pool, pool.query<R>(sql, values));
     } catch (err) {
       throw describePgError(err, this.target);
     }
@@ -156,23 +192,27 @@ export class PgStore extends BufferedStore implements Store {
 
   /** Runs `fn` in one transaction on one connection, as a direct write. */
   private transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
-    return this.write(async () => {
-      const client = await this.pool.connect().catch((err: unknown) => Promise.reject(describePgError(err, this.target)));
-      let broken: Error | undefined;
-      try {
-        await client.query('BEGIN');
-        const result = await fn(client);
-        await client.query('COMMIT');
-        return result;
-      } catch (err) {
-        await client.query('ROLLBACK').catch((e: Error) => (broken = e));
-        throw describePgError(err, this.target);
-      } finally {
-        client.release(broken);
-      }
+    return this.write(() => {
+      const pool = this.pool;
+      return this.watched(pool, this.inTransaction(pool, fn));
     });
   }
 
+  private async inTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await pool.connect().catch((err: unknown) => Promise.reject(describePgError(err, this.target)));
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+      throw describePgError(err, this.target);
+    } finally {
+      client.release(broken);
+    }
+  }
 
   // --- owners ---
 
