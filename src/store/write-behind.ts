@@ -22,6 +22,7 @@
  * included) and before every write put after them.
  */
 import { performance } from 'node:perf_hooks';
+import { isOutage } from './outage.js';
 import type { CarMessage, HistoricalRecord, UtilisationDelta } from './store.js';
 
 export {
@@ -400,7 +401,8 @@ export class WriteBehindBuffer {
         return undefined;
       } catch (err) {
         const delay = this.retryable(err) ? this.retryDelaysMs[tries] : undefined;
-        if (delay === undefined) return this.commitSplit(batch, err);
+        // the database is unavailable (src/store/outage.ts): its parts would each wait and fail the same way
+        if (delay === undefined) return isOutage(err) ? { error: err, failed: null } : this.commitSplit(batch, err);
         this.report(new Error(`commit failed, trying again in ${delay} ms: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
         await new Promise((r) => setTimeout(r, delay));
       }
