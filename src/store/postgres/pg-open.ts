@@ -10,6 +10,7 @@ import { OutageWatch } from '../outage.js';
 import { describePgError, pgTarget, pgUnavailable, type PgTarget } from './pg-errors.js';
 import { migrate } from './pg-schema.js';
 import { PgStore } from './pg-store.js';
+import { NulSafeClient, fromPgText } from './pg-text.js';
 
 export interface PgOpenOptions extends StoreOptions {
   /** Whether a schema without vts's tables is given them (default); false: VTS_ERR_NO_DATABASE. */
@@ -20,10 +21,20 @@ export interface PgOpenOptions extends StoreOptions {
   poolSize?: number;
 }
 
-/** bigint (times, counts, ids) and numeric (sums) as numbers: every value vts stores fits in 2^53. */
+const TEXT_ARRAY = 1009;
+const parseTextArray = (pg.types.getTypeParser as (oid: number, format: 'text') => (v: string) => (string | null)[])(TEXT_ARRAY, 'text');
+
+/**
+ * bigint (times, counts, ids) and numeric (sums) as numbers: every value vts stores fits in 2^53;
+ * text as it was before it was written (a NUL character, src/store/postgres/pg-text.ts).
+ */
 const TYPES = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
     if (oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC) return (v: string) => Number(v);
+    if (format !== 'binary') {
+      if (oid === pg.types.builtins.TEXT || oid === pg.types.builtins.VARCHAR || oid === pg.types.builtins.BPCHAR) return fromPgText;
+      if (oid === TEXT_ARRAY) return (v: string) => parseTextArray(v).map((x) => (x === null ? x : fromPgText(x)));
+    }
     return pg.types.getTypeParser(oid, format);
   }) as typeof pg.types.getTypeParser,
 };
@@ -59,7 +70,7 @@ function connectionConfig(url: string, timeoutMs: number | undefined): pg.Client
  * `watch` (once), any other error reported (redacted), never thrown.
  */
 function createPool(url: string, target: PgTarget, opts: PgOpenOptions, watch: OutageWatch): Pool {
-  const pool = new pg.Pool({ ...connectionConfig(url, opts.databaseTimeoutMs), max: opts.poolSize ?? 10 });
+  const pool = new pg.Pool({ ...connectionConfig(url, opts.databaseTimeoutMs), max: opts.poolSize ?? 10, Client: NulSafeClient });
   pool.on('error', (err) => (pgUnavailable(err) ? watch.failed(describePgError(err, target)) : opts.onBackgroundError?.(describePgError(err, target))));
   return pool;
 }
@@ -75,7 +86,7 @@ export async function openPgStore(url: string, opts: PgOpenOptions = {}): Promis
   const watch = new OutageWatch((event) => opts.onOutage?.(event));
   const missing = (why: string): VtsError =>
     new VtsError('VTS_ERR_NO_DATABASE', `no vts database at ${target.shown}: ${why}: ${CREATE_HINT}`, { whole: true });
-  const client = new pg.Client(connectionConfig(url, 0));
+  const client = new NulSafeClient(connectionConfig(url, 0));
   client.on('error', () => undefined); // a failure shows as the rejection of its statement
   try {
     await client.connect();
