@@ -14,6 +14,7 @@ import { registerWeb } from './web.js';
 import type { HttpContext } from './context.js';
 import { clientAddress, loggedPath } from './params.js';
 import { FASTIFY_JSON_TYPE, httpDate, notFound, sendError, status, unrecognised, type ErrorStyle } from './reply.js';
+import { VtsError } from '../errors.js';
 import { requestFailure } from './request-errors.js';
 import { OPS_PATHS, registerOps } from './ops.js';
 import { routeGroup } from './route-group.js';
@@ -31,6 +32,8 @@ function commonHeaders(reply: FastifyReply): FastifyReply {
     .header('Cache-Control', 'max-age=0')
     .header('Access-Control-Allow-Origin', '*');
 }
+
+const NUL_IN_URL = new VtsError('VTS_ERR_BAD_REQUEST', 'Malformed URL: a NUL character (%00)');
 
 const isApi = (path: string) => path === '/api' || path.startsWith('/api/');
 
@@ -78,6 +81,8 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
   // Hooks in callback style: the hot path (GET with keep-alive) allocates no promise for them.
   let held = 0;
   app.addHook('onRequest', (req, reply, done) => {
+    // a NUL character is no part of a path, a name or a password: refused before anything looks at it
+    if (req.url.includes('%00')) return void failed(NUL_IN_URL, req, reply);
     const limiter = ctx.rateLimiter;
     // health checks and scrapes come every few seconds from one address: never limited
     if (OPS_PATHS.has(req.routeOptions.url ?? '')) return done();

@@ -213,3 +213,21 @@ test('the debug line of a refused request carries no secret: neither the query n
   assert.equal(lines.filter((l) => l.includes('HTTP request refused')).length, 3);
   assert.ok(!lines.some((l) => l.includes(secret)), lines.join('\n'));
 });
+
+test('a NUL character (%00) in a path or a query (a user name, a vehicle id) is a 400 on every store, logged at debug', async () => {
+  const urls = [
+    `/api/vehicle/DE%00MO1?${AUTH}`,
+    '/api/vehicles?username=de%00mo&password=demopass',
+    `/api/status/DEMO1?${AUTH}&x=%00`,
+    '/api/cookie?username=%00&password=x',
+    '/mqapi/acl?username=%00',
+    '/web/%00',
+  ];
+  for (const url of urls) {
+    await expectRefused(`GET ${url}`, () => h.app.inject({ method: 'GET', url }), 400, false, 'VTS_ERR_BAD_REQUEST', 'Malformed URL: a NUL character (%00)');
+  }
+  // a user name holding one in a form body is a user name like any other (none has it): refused as unknown
+  const r = await h.app.inject({ method: 'POST', url: '/mqapi/auth', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'username=de%00mo&password=demopass' });
+  assert.notEqual(r.statusCode, 500);
+  assert.notEqual(r.statusCode, 200);
+});
