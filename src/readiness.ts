@@ -7,6 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { Cluster } from './hub/cluster.js';
+import { isOutage } from './store/outage.js';
 import type { Store } from './store/store.js';
 
 /** A store read that has not answered by then counts as failed. */
@@ -39,7 +40,8 @@ export function readinessCheck(parts: ReadinessParts, timeoutMs = STORE_TIMEOUT_
       .then(
         () => 'ok',
         (err: unknown) => {
-          if (now() - loggedAt >= LOG_EVERY_MS) {
+          // an outage of the database has a log line of its own (src/store/outage.ts)
+          if (!isOutage(err) && now() - loggedAt >= LOG_EVERY_MS) {
             loggedAt = now();
             parts.log.warn({ err }, 'not ready: the store does not answer');
           }
