@@ -178,3 +178,26 @@ test('a client that does not read is dropped once too much waits for it; others 
   lazy.destroy();
   await serverStillServes();
 });
+
+test('a car message holding a NUL character is stored and forwarded as sent, on every store, and the other cars\' h records are still acknowledged', async () => {
+  const car = await MpClient.connect({ host: '127.0.0.1', port: t.mpPort, clientType: 'C', vehicleId: 'TESTCAR', scheme: 0, password: 'NETPASS' });
+  const other = await MpClient.connect({ host: '127.0.0.1', port: t.mpPort, clientType: 'C', vehicleId: 'OTHER', scheme: 0, password: 'OTHERPASS' });
+  try {
+    const payload = '80,K,220,32,charging,standard\u0000,280';
+    for (let k = 1; k <= 5; k++) {
+      car.send('S', payload);
+      other.send('h', `${k},0,*-LOG-Test,${k},3600,record ${k}`);
+      assert.deepEqual(await other.waitFor('h'), { code: 'h', data: String(k) });
+    }
+    // a new app gets the stored message as it was sent
+    const app = await MpClient.connect({ host: '127.0.0.1', port: t.mpPort, clientType: 'A', vehicleId: 'TESTCAR', scheme: 0, password: 'NETPASS' });
+    const stored = [];
+    for (let m = await app.next(); m.code !== 'T'; m = await app.next()) stored.push(m);
+    await app.close();
+    assert.deepEqual(stored.filter((m) => m.code === 'S').map((m) => m.data), [payload]);
+    assert.deepEqual(t.logs.filter((l) => l.includes('"level":50')), [], 'nothing failed');
+  } finally {
+    await car.close();
+    await other.close();
+  }
+});
