@@ -30,7 +30,7 @@ import { Hub, type HubOptions } from './hub/hub.js';
 import { DEFAULT_LIMITS, type MpContext, type MpLimits } from './mp/context.js';
 import { startMpListener, type MpListener } from './mp/listener.js';
 import { openStore } from './store/open.js';
-import { isOutage, type OutageEvent } from './store/outage.js';
+import { isOutage, logOutage } from './store/outage.js';
 import type { Store } from './store/store.js';
 import { SERVER_VERSION } from './version.js';
 import { PushService } from './push/push-service.js';
@@ -160,15 +160,6 @@ export interface RunningServer {
 
 const PURGE_BATCH = 2500;
 
-/** One line when the database becomes unavailable (its error without a stack), one when it is back. */
-function logOutage(log: Logger, event: OutageEvent): void {
-  if (event.state === 'down') {
-    const error = event.error instanceof Error ? event.error.message : String(event.error);
-    log.error({ error }, 'store: the database is unavailable; what needs it fails (unacknowledged records are sent again by the cars) until it answers again; failures meanwhile are counted, not logged');
-  } else {
-    log.warn({ failures: event.failures, seconds: Math.round(event.seconds * 10) / 10 }, `store: the database answers again after ${event.seconds.toFixed(1)} s; ${event.failures} operation(s) failed meanwhile`);
-  }
-}
 
 /** An MP connection must have logged in within this (ms): `--timeout-login`. */
 export const DEFAULT_LOGIN_TIMEOUT_MS = 10_000;
@@ -178,10 +169,11 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   const certificate = tls && new TlsCertificate({ cert: config.tlsCert, key: config.tlsKey }, tls, log, { watchIntervalMs: config.tlsWatchIntervalMs });
   const metrics = config.metricsToken ? new ServerMetrics() : null;
   const startedAt = Date.now();
+  const databaseTimeoutMs = config.databaseTimeoutMs ?? 30_000;
   const store = await openStore(config.dataDir, {
     database: config.database,
     writeBehindMs: config.writeBehindMs ?? 100,
-    databaseTimeoutMs: config.databaseTimeoutMs ?? 30_000,
+    databaseTimeoutMs,
     // an outage is one line when it begins and one when it ends, not one per failed write
     onBackgroundError: (err: unknown) => (isOutage(err) ? undefined : log.error({ err }, 'store: background write failed')),
     onOutage: (event) => logOutage(log, event),
@@ -189,7 +181,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     onCreated: (file) => log.info({ file }, 'created a new database'),
   });
   const listeners = listenerSpecs(config, tls !== undefined);
-  const push = new PushService(store, config.push ?? {}, log, { dataDir: config.dataDir, database: config.database, claimer: config.cluster?.nodeId ?? hostname() });
+  const push = new PushService(store, config.push ?? {}, log, { dataDir: config.dataDir, database: config.database, databaseTimeoutMs, claimer: config.cluster?.nodeId ?? hostname() });
   const hubOptions: HubOptions = {
     serverVersion: SERVER_VERSION,
     messageHistorySeconds: config.messageHistory ?? 86400,

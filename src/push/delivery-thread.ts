@@ -19,6 +19,8 @@ export interface DeliveryThreadData {
   /** The store it opens: the server's (its SQLite file in dataDir, or the PostgreSQL URL). */
   dataDir: string;
   database: string | undefined;
+  /** PostgreSQL: the statement timeout of `--database-timeout` (ms; unset: none). */
+  databaseTimeoutMs?: number;
   /** Who claims deliveries (the node id in a cluster). */
   claimer: string;
   logLevel: string;

@@ -8,6 +8,7 @@ import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLogger } from '../log.js';
 import { openStore } from '../store/open.js';
+import { isOutage, logOutage } from '../store/outage.js';
 import { Dispatcher } from './dispatcher.js';
 import type { DeliveryThreadData, FromWorker, ToWorker } from './delivery-thread.js';
 import { buildProviders, providerReport } from './providers.js';
@@ -42,7 +43,9 @@ async function main(): Promise<void> {
   const store = await openStore(data.dataDir, {
     database: data.database,
     create: false,
-    onBackgroundError: (err: unknown) => log.error({ err }, 'push: store background write failed'),
+    databaseTimeoutMs: data.databaseTimeoutMs,
+    onBackgroundError: (err: unknown) => (isOutage(err) ? undefined : log.error({ err }, 'push: store background write failed')),
+    onOutage: (event) => logOutage(log, event),
   });
   const providers = buildProviders(data.config, { log, now: Date.now, ...(data.config.ca ? { ca: data.config.ca } : {}) });
   const dispatcher = new Dispatcher(providers.providers, store.push, dispatcherOptions(data.config, data.claimer), log, () => Math.floor(Date.now() / 1000));

@@ -23,6 +23,8 @@ export interface DeliveryPlace {
   dataDir: string;
   database: string | undefined;
   claimer: string;
+  /** PostgreSQL: `--database-timeout` (ms). */
+  databaseTimeoutMs?: number;
 }
 
 export class PushService implements Notifier {
@@ -49,7 +51,7 @@ export class PushService implements Notifier {
       push: true,
     };
     this.ready = new Promise<void>((resolve) => (this.markReady = resolve));
-    this.thread = new DeliveryThread({ config, dataDir: place.dataDir, database: place.database, claimer: place.claimer, logLevel: log.level, logFormat: logFormatOf(log) }, log);
+    this.thread = new DeliveryThread({ config, dataDir: place.dataDir, database: place.database, databaseTimeoutMs: place.databaseTimeoutMs, claimer: place.claimer, logLevel: log.level, logFormat: logFormatOf(log) }, log);
   }
 
   /**

@@ -6,6 +6,7 @@
  * whoever would log each of them (a write that was not acknowledged, a background commit) can
  * tell that the outage was reported already (`isOutage`).
  */
+import type { Logger } from 'pino';
 
 /** What the store tells of its database's availability. */
 export type OutageEvent =
@@ -62,5 +63,15 @@ export class OutageWatch {
     } catch {
       // a listener that throws must not fail the store's operation
     }
+  }
+}
+
+/** One line when the database becomes unavailable (its error without a stack), one when it is back. */
+export function logOutage(log: Logger, event: OutageEvent): void {
+  if (event.state === 'down') {
+    const error = event.error instanceof Error ? event.error.message : String(event.error);
+    log.error({ error }, 'store: the database is unavailable; what needs it fails (unacknowledged records are sent again by the cars) until it answers again; failures meanwhile are counted, not logged');
+  } else {
+    log.warn({ failures: event.failures, seconds: Math.round(event.seconds * 10) / 10 }, `store: the database answers again after ${event.seconds.toFixed(1)} s; ${event.failures} operation(s) failed meanwhile`);
   }
 }

@@ -33,7 +33,7 @@ async function behindProxy(t: TestContext): Promise<{ store: Store; proxy: TcpPr
   const background: unknown[] = [];
   const store = await openStore('', {
     database: url.toString(),
-    databaseTimeoutMs: 300,
+    databaseTimeoutMs: 500,
     onOutage: (e) => events.push(e),
     onBackgroundError: (err) => background.push(err),
   });

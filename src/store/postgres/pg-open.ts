@@ -45,6 +45,8 @@ export const CREATE_HINT = "check --database (or VTS_DATABASE), or create one wi
 const CONNECT_TIMEOUT_MS = 10_000;
 /** TCP keepalive probes start after this much silence on a connection (ms). */
 const KEEPALIVE_MS = 10_000;
+/** A session idle in a transaction this long is ended by the server, whatever the statement timeout (ms). */
+const MIN_IDLE_IN_TRANSACTION_MS = 10_000;
 /** How much longer than the statement timeout vts waits for an answer before it gives the connection up (ms). */
 const SILENCE_GRACE_MS = 1000;
 
@@ -58,10 +60,13 @@ function connectionConfig(url: string, timeoutMs: number | undefined): pg.Client
     keepAliveInitialDelayMillis: KEEPALIVE_MS,
     application_name: 'vts',
     types: TYPES,
-    // the server cancels a statement (and ends a transaction left idle) after `ms`; a connection
+    // the server cancels a statement after `ms` (and ends a session left idle in a transaction,
+    // whose locks would hold up the other nodes, after twice that, at least 10 s); a connection
     // that has not answered shortly after is silent (a partition, a moved address): pg fails its
     // statement and the pool closes it, the next statement gets a new connection
-    ...(ms > 0 ? { statement_timeout: ms, idle_in_transaction_session_timeout: ms, query_timeout: ms + SILENCE_GRACE_MS } : {}),
+    ...(ms > 0
+      ? { statement_timeout: ms, idle_in_transaction_session_timeout: Math.max(2 * ms, MIN_IDLE_IN_TRANSACTION_MS), query_timeout: ms + SILENCE_GRACE_MS }
+      : {}),
   };
 }
 
