@@ -504,7 +504,9 @@ export class WriteBehindBuffer {
           delay = scheduled;
           this.report(new Error(`commit failed, trying again in ${delay} ms: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
         } else if (this.closing) {
-          return { error: err, failed: null };
+          const why = err instanceof Error ? err.message : String(err);
+          const lost = `the database does not answer at shutdown (${why}): ${batch.writes} buffered writes are lost`;
+          return { error: new VtsError('VTS_ERR_STORE_UNAVAILABLE', lost, { whole: true, cause: err }), failed: null };
         } else {
           delay = Math.min(this.maxRetryDelayMs, Math.max(2 * delay, 1));
           if (this.away === null) this.hold(batch, err);

@@ -12,7 +12,7 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import { MpClient, type MpMessage } from '../../src/mp-client/mp-client.js';
 import { openStore } from '../../src/store/open.js';
 import { hashPassword } from '../../src/auth/password.js';
-import { FREE_PORTS, listening, serveProcess, type Running } from '../cli/serve-process.js';
+import { FREE_PORTS, exitCode, listening, serveProcess, type Running } from '../cli/serve-process.js';
 import { PG_TEST_URL, freshSchema } from '../support/postgres.js';
 import { needs, postgres, requireServices } from '../support/services.js';
 
@@ -192,5 +192,22 @@ test('PostgreSQL away, a small hold bound: a car past its share, then any car on
     socs(shown),
     Array.from({ length: 30 }, (_, k) => String(k + 1)),
     'every message of the paused car, in order: none dropped',
+  );
+});
+
+test('PostgreSQL away: vts serve still stops on SIGTERM, and says that what it held is lost', { skip }, async (t) => {
+  const { serve, mp, proxy } = await setup(t, ['PGSTOP']);
+  const car = await client(t, mp, 'C', 'PGSTOP');
+  car.send('S', S(1));
+  await proxy.cut();
+  car.send('S', S(2));
+  car.send('h', '1,0,*-LOG-Stop,1,86400,never stored');
+  await holding(serve);
+  serve.child.kill('SIGTERM');
+  // it stops (an error: what it held is lost), saying so
+  assert.equal(await exitCode(serve), 1);
+  assert.ok(
+    serve.stderr.some((l) => /does not answer at shutdown .*buffered writes are lost/.test(l)),
+    serve.stderr.join('\n'),
   );
 });
