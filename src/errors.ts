@@ -13,6 +13,7 @@ export const ERRORS = {
   VTS_ERR_INVALID_INPUT: 'invalid input',
   VTS_ERR_STORE_CLOSED: 'the store is closed',
   VTS_ERR_STORE_SCHEMA: 'the database was written by a newer vts',
+  VTS_ERR_STORE_UNAVAILABLE: 'the database does not answer: writes are held until it does',
   VTS_ERR_LISTEN: 'a listener could not start',
   VTS_ERR_PORT_IN_USE: 'a port is in use by another program',
   VTS_ERR_PORT_DENIED: 'no permission to listen on a port',

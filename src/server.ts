@@ -27,7 +27,7 @@ import { ConnectionCap, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from './connection
 import { LoginGuard } from './auth/login-guard.js';
 import { PasswordChecker } from './auth/password-checker.js';
 import { Hub, type HubOptions } from './hub/hub.js';
-import { DEFAULT_LIMITS, type MpContext, type MpLimits } from './mp/context.js';
+import { DEFAULT_LIMITS, carShareOf, type MpContext, type MpLimits } from './mp/context.js';
 import { startMpListener, type MpListener } from './mp/listener.js';
 import { openStore } from './store/open.js';
 import { isOutage, logOutage } from './store/outage.js';
@@ -78,6 +78,11 @@ export interface ServerConfig {
   housekeepingMs?: number;
   /** Write-behind delay of the store (ms). Default 100. */
   writeBehindMs?: number;
+  /**
+   * Car writes held in memory while the database is slow or away (default 100000): past it car
+   * connections are read no further until it commits (`--hold-writes`).
+   */
+  holdWrites?: number;
   /** Session cookie name set by `GET /api/cookie`; `svcapisession` is always accepted too. */
   cookieName?: string;
   /** Idle seconds after which an API session ends (sliding). Default 180. */
@@ -177,6 +182,8 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     // an outage is one line when it begins and one when it ends, not one per failed write
     onBackgroundError: (err: unknown) => (isOutage(err) ? undefined : log.error({ err }, 'store: background write failed')),
     onOutage: (event) => logOutage(log, event),
+    onResumed: (seconds: number) => log.info({ seconds: Math.round(seconds) }, 'store: the held writes are committed and passed on'),
+    maxHeldWrites: config.holdWrites,
     onCommit: metrics ? (entries, seconds) => metrics.storeCommit(entries, seconds) : undefined,
     onCreated: (file) => log.info({ file }, 'created a new database'),
   });
@@ -225,7 +232,11 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     log,
     guard,
     timeouts: { ...DEFAULT_TIMEOUTS, welcomeMs: DEFAULT_LOGIN_TIMEOUT_MS, ...config.timeouts },
-    limits: { ...DEFAULT_LIMITS, ...config.limits },
+    limits: {
+      ...DEFAULT_LIMITS,
+      ...(config.holdWrites === undefined ? {} : { maxCarMessagesPerCommit: carShareOf(config.holdWrites) }),
+      ...config.limits,
+    },
     credentials,
     nextConnectionId: () => ++connectionIds,
   };

@@ -11,6 +11,7 @@ import { pgTarget } from '../store/postgres/pg-errors.js';
 import { addPushDeliveryOptions, addPushProviderOptions, pushConfig, type PushDeliveryOptions } from './push-options.js';
 import { createLogger, LOG_FORMATS, type LogFormat } from '../log.js';
 import { DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from '../connection-cap.js';
+import { DEFAULT_MAX_HELD_WRITES } from '../store/write-behind.js';
 import { reportFdLimit } from '../fd-limit.js';
 import { DEFAULT_LOGIN_TIMEOUT_MS, startServer, type ServerConfig } from '../server.js';
 import { parseRedisUrl } from '../cluster/redis-connect.js';
@@ -39,6 +40,7 @@ interface ServeOptions extends PushDeliveryOptions {
   timeoutCar: number;
   timeoutLogin: number;
   maxConnectionsPerAddress: number;
+  holdWrites: number;
   cookieName: string;
   sessionTimeout: number;
   rateLimitBurst: number;
@@ -177,6 +179,10 @@ export function registerServe(program: Command): void {
     default: DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
     parse: parseCount,
   });
+  addConfigOption(cmd, '--hold-writes <n>', 'car writes held in memory while the database is slow or does not answer; past it cars are read no further until it commits (each car: a quarter, at most 4096 per commit)', {
+    default: DEFAULT_MAX_HELD_WRITES,
+    parse: parseCountIn(1, 100_000_000),
+  });
   addConfigOption(cmd, '--cookie-name <name>', 'session cookie set by GET /api/cookie (svcapisession is always accepted)', {
     default: 'svcapisession',
     parse: parseCookieName,
@@ -302,6 +308,7 @@ export function registerServe(program: Command): void {
         welcomeMs: o.timeoutLogin * 1000,
       },
       maxConnectionsPerAddress: o.maxConnectionsPerAddress,
+      holdWrites: o.holdWrites,
       cookieName: o.cookieName,
       sessionTimeout: o.sessionTimeout,
       rateLimit: {

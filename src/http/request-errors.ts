@@ -38,6 +38,8 @@ export function requestFailure(err: unknown): RequestFailure {
     if (err.code === 'VTS_ERR_CONTENT_TYPE') return client(415, err.code, message);
     // the cluster's Redis is out of reach (said once in the log by the cluster): try again later
     if (err.code === 'VTS_ERR_CLUSTER') return { status: 503, error: err.code, message: 'Service unavailable for a moment: try again', client: true };
+    // the database is away (said once in the log by the store): what is held is not shown
+    if (err.code === 'VTS_ERR_STORE_UNAVAILABLE') return { status: 503, error: err.code, message: 'Service unavailable for a moment: try again', client: true };
   }
   const e = (err ?? {}) as { code?: unknown; statusCode?: unknown };
   const known = typeof e.code === 'string' ? FASTIFY_CODES[e.code] : undefined;

@@ -20,6 +20,9 @@ export interface LineSink {
   writeLine(line: string): void;
   /** Bytes accepted for sending but not yet sent. */
   bufferedBytes(): number;
+  /** Stops reading (back-pressure); `resume` reads on. */
+  pause(): void;
+  resume(): void;
   /** Closes gracefully (flushes what was written). */
   end(): void;
   /** Drops at once. */
@@ -76,6 +79,14 @@ export class MpConnection implements ActivityState {
   private attaching = false;
   /** Closes the connection unless it has logged in by then (`timeouts.welcomeMs`). */
   private loginTimer: NodeJS.Timeout | null;
+  /**
+   * Back-pressure on a car: while its reading is paused, the lines that still came in (the rest
+   * of a chunk) wait here, in order; null while it is read.
+   */
+  private paced: string[] | null = null;
+  /** The store's commit count when this car's message count below began, and the count. */
+  private windowCommits = -1;
+  private windowMessages = 0;
 
   constructor(
     private readonly ctx: MpContext,
@@ -139,6 +150,10 @@ export class MpConnection implements ActivityState {
           return this.hold(line);
         case 'open':
           if (this.attaching) return this.hold(line);
+          if (this.paced) {
+            this.paced.push(line);
+            return;
+          }
           return this.message(line);
       }
     } catch (err) {
@@ -275,6 +290,38 @@ export class MpConnection implements ActivityState {
       if (!msg) return; // only blanks
     }
     this.ctx.hub.handle(this.session!, msg);
+    if (this.session!.clientType === 'C') this.pace();
+  }
+
+  /**
+   * Back-pressure, per car connection: a car that has sent its share of messages since the
+   * store's last commit (`maxCarMessagesPerCommit`), or any car while the store holds as many
+   * writes as it may (`Store.congested`: the database is slow or away), is read no further until
+   * what was stored before is committed. Only that connection waits; nothing is dropped.
+   */
+  private pace(): void {
+    const store = this.ctx.store;
+    const commits = store.commits();
+    if (commits !== this.windowCommits) {
+      this.windowCommits = commits;
+      this.windowMessages = 0;
+    }
+    if (++this.windowMessages < this.ctx.limits.maxCarMessagesPerCommit && !store.congested()) return;
+    if (this.paced) return;
+    this.paced = [];
+    this.sink.pause();
+    store.afterCommit(() => this.unpace());
+  }
+
+  private unpace(): void {
+    const lines = this.paced;
+    this.paced = null;
+    if (this.state === 'closed' || lines === null) return;
+    this.sink.resume();
+    this.windowMessages = 0;
+    this.windowCommits = this.ctx.store.commits();
+    // the lines read before the pause took effect, in order (a new pause keeps the rest)
+    for (const line of lines) this.receiveLine(line, 0);
   }
 
   // --- output ---

@@ -37,6 +37,14 @@ class SocketSink implements LineSink {
     return this.socket.writableLength;
   }
 
+  pause(): void {
+    this.socket.pause();
+  }
+
+  resume(): void {
+    if (!this.socket.destroyed) this.socket.resume();
+  }
+
   end(): void {
     this.socket.end();
     // a peer that never reads would keep a half-closed socket: give it a moment, then drop it

@@ -25,6 +25,14 @@ class WebSocketSink implements LineSink {
     return this.ws.bufferedAmount;
   }
 
+  pause(): void {
+    this.ws.pause();
+  }
+
+  resume(): void {
+    this.ws.resume();
+  }
+
   end(): void {
     this.ws.close(1000);
     setTimeout(() => this.ws.terminate(), 2000).unref();

@@ -132,6 +132,10 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
         log.info({ client: client.id, user: users.get(client), topic: packet.topic }, 'MQTT publish denied');
         return done(new Error('publish denied'));
       }
+      // back-pressure: while the store holds as many writes as it may (the database is slow or
+      // away), this connection's packets wait (aedes reads a client's next packets once this one
+      // is done); the other clients go on
+      if (deps.store.congested()) return deps.store.afterCommit(() => done(null));
       done(null);
     },
     authorizeSubscribe(client, sub, done) {

@@ -20,6 +20,8 @@ export abstract class BufferedStore {
       delayMs: opts.writeBehindMs ?? 100,
       onBackgroundError: opts.onBackgroundError,
       onCommit: opts.onCommit,
+      onResumed: opts.onResumed,
+      maxHeldWrites: opts.maxHeldWrites,
       retryable,
     });
   }
@@ -42,11 +44,13 @@ export abstract class BufferedStore {
     }
   }
 
-  /** Commits everything buffered before a read of tables the buffer writes to. */
+  /**
+   * Commits everything buffered before a read of tables the buffer writes to (refused with
+   * VTS_ERR_STORE_UNAVAILABLE while the database is away).
+   */
   protected async flushed(): Promise<void> {
     this.open();
-    await this.buffer.flush();
-    this.open();
+    await this.after(this.buffer.committed());
   }
 
   /**
@@ -89,9 +93,17 @@ export abstract class BufferedStore {
     this.buffer.touchApiToken(ownerId, tokenHash, time);
   }
 
-  afterCommit(fn: () => void): void {
+  afterCommit(fn: () => void, vehicleId?: string): void {
     // also once closed: nothing is buffered then, and fn runs at once
-    this.buffer.afterCommit(fn);
+    this.buffer.afterCommit(fn, vehicleId?.toUpperCase());
+  }
+
+  congested(): boolean {
+    return this.buffer.congested;
+  }
+
+  commits(): number {
+    return this.buffer.commits;
   }
 
   async flush(): Promise<void> {
@@ -103,6 +115,8 @@ export abstract class BufferedStore {
   async close(): Promise<void> {
     this.open();
     this.closed = true;
+    // a batch held while the database is away is given up now (reported) rather than awaited forever
+    this.buffer.close();
     try {
       await this.buffer.flush();
     } finally {

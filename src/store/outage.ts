@@ -70,7 +70,7 @@ export class OutageWatch {
 export function logOutage(log: Logger, event: OutageEvent): void {
   if (event.state === 'down') {
     const error = event.error instanceof Error ? event.error.message : String(event.error);
-    log.error({ error }, 'store: the database is unavailable; what needs it fails (unacknowledged records are sent again by the cars) until it answers again; failures meanwhile are counted, not logged');
+    log.error({ error }, 'store: the database is unavailable; car writes are held and tried again, and what needs it fails, until it answers again; failures meanwhile are counted, not logged');
   } else {
     log.warn({ failures: event.failures, seconds: Math.round(event.seconds * 10) / 10 }, `store: the database answers again after ${event.seconds.toFixed(1)} s; ${event.failures} operation(s) failed meanwhile`);
   }

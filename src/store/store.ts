@@ -275,10 +275,19 @@ export interface Store {
    * included), and so after the calls of `afterCommit` before it: synchronously when nothing is
    * waiting to be committed, else once the batch has committed, in the order of the calls. The way
    * to pass on something stored, or derived from what was stored, without reading it back. A
-   * commit that fails is reported to `onBackgroundError` and `fn` still runs (what it held is
-   * lost either way).
+   * commit that fails is tried again, and while the database is away until it answers: `fn`
+   * waits. A commit given up (an error that would fail again, or closing) is reported to
+   * `onBackgroundError` and `fn` still runs, unless it was given the `vehicleId` whose writes
+   * were lost (it passes on that vehicle's data, which is not stored).
    */
-  afterCommit(fn: () => void): void;
+  afterCommit(fn: () => void, vehicleId?: string): void;
+  /**
+   * Whether the writes held in memory (buffered, or held while the database is away) reach the
+   * bound (`maxHeldWrites`): the car connections stop reading until `afterCommit` calls back.
+   */
+  congested(): boolean;
+  /** How many batches of buffered writes have been committed so far (a connection counts its writes since the last). */
+  commits(): number;
   /** Commits everything buffered. */
   flush(): Promise<void>;
   /** Flushes and closes; later calls reject with VTS_ERR_STORE_CLOSED. */
@@ -305,4 +314,11 @@ export interface StoreOptions {
    * (src/store/outage.ts); the errors met meanwhile are only counted.
    */
   onOutage?: (event: OutageEvent) => void;
+  /** Told once the database answers again after buffered writes were held: the seconds it was away. */
+  onResumed?: (seconds: number) => void;
+  /**
+   * The bound of car writes held in memory, not yet committed (default 100000; also 64 MiB of
+   * their data): past it `congested()` is true.
+   */
+  maxHeldWrites?: number;
 }

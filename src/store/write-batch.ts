@@ -36,6 +36,9 @@ export interface Waiter {
   reject: (err: unknown) => void;
 }
 
+/** A callback waiting for a commit; with a vehicle: passes on something of that vehicle's stored data. */
+export type Settled = (() => void) | { readonly vehicleId: string; readonly fn: () => void };
+
 /** One set of coalesced writes, to be committed in one transaction. */
 export class WriteBatch {
   /** vehicle id → message code → latest message. */
@@ -67,8 +70,16 @@ export class WriteBatch {
   durable = false;
   /** @internal durable writes, token changes and removals waiting for this batch's commit */
   readonly waiters: Waiter[] = [];
-  /** @internal run in order once this batch's commit has settled (committed, or failed and reported) */
-  readonly settled: (() => void)[] = [];
+  /**
+   * @internal run in order once this batch is committed (or lost for good: see WriteBehindBuffer);
+   * an entry of a vehicle is skipped when that vehicle's part of the batch was lost
+   */
+  readonly settled: Settled[] = [];
+  /** @internal how the reads waiting for this batch (resolved through `settled`) are refused while the database is away */
+  readonly readers: ((err: unknown) => void)[] = [];
+  /** Writes put into the batch (before coalescing) and the bytes of their data: what the hold bound counts. */
+  writes = 0;
+  bytes = 0;
 
   get empty(): boolean {
     return this.size === 0;

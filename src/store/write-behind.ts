@@ -15,13 +15,24 @@
  * commits it to stable storage, not only to the operating system).
  *
  * Batches are committed one at a time, in order; callbacks run in the order they were registered,
- * once the batch they wait for (and so every batch before it) has been committed. Nothing here
+ * once the batch they wait for (and so every batch before it) has been committed.
+ *
+ * A database that does not answer (a retryable error past the first tries) holds the batch: it is
+ * tried again, with growing pauses, until the database answers, and nothing that waits for it goes
+ * on meanwhile (what a client sees is never lost). New writes keep being buffered behind it; the
+ * writes held (buffered, not yet committed) are counted (`congested`: past the bound, whoever
+ * feeds the buffer stops reading its source until `afterCommit` tells it the bound is cleared), and
+ * reads that would wait for a held batch are refused at once (VTS_ERR_STORE_UNAVAILABLE). Only an
+ * error that would fail the same way again, or closing the buffer, gives a batch up: its writes are
+ * lost, reported, and the callbacks of those vehicles' data (`afterCommit` with a vehicle) are
+ * skipped, so nothing of what was lost is passed on. Nothing here
  * assumes that `commit` is synchronous: the writes whose order matters against the hot path (a
  * paranoid-token change, removing a vehicle) are entries of the pending batch too, committed first
  * in its transaction, so they come after every write put before them (the batch in flight
  * included) and before every write put after them.
  */
 import { performance } from 'node:perf_hooks';
+import { VtsError } from '../errors.js';
 import { isOutage } from './outage.js';
 import type { CarMessage, HistoricalRecord, UtilisationDelta } from './store.js';
 
@@ -31,8 +42,9 @@ export {
   type PendingCarMessage,
   type PendingRemoval,
   type PendingTokenTouch,
+  type Settled,
 } from './write-batch.js';
-import { WriteBatch, splitByVehicle, type PendingRemoval } from './write-batch.js';
+import { WriteBatch, splitByVehicle, type PendingRemoval, type Settled } from './write-batch.js';
 
 /** Writes one batch in one transaction; throws (or rejects) when nothing was committed. */
 export type CommitFn = (batch: WriteBatch) => void | Promise<void>;
@@ -46,17 +58,28 @@ export interface WriteBehindOptions {
   onBackgroundError?: (err: unknown) => void;
   /**
    * Milliseconds to wait before each new try of a failed commit (a busy, locked or full database):
-   * default 50, 100, 200, 400, 800. Only when the last try fails too are the batch's writes
-   * lost; what waits for the commit waits for the tries.
+   * default 50, 100, 200, 400, 800. When the last of these tries fails too (with a retryable
+   * error), the database is away: the batch is held and tried again, each pause twice the one
+   * before, at most `maxRetryDelayMs`, until it answers. What waits for the commit waits for it.
    */
   retryDelaysMs?: readonly number[];
+  /** Longest pause between two tries of a held batch (default 5000 ms). */
+  maxRetryDelayMs?: number;
   /** Whether a failed commit may succeed when tried again (default: always). */
   retryable?: (err: unknown) => boolean;
+  /** The bound of held writes (buffered, not yet committed) past which `congested` is true (default 100000). */
+  maxHeldWrites?: number;
+  /** The same bound in bytes of their data (default 64 MiB). */
+  maxHeldBytes?: number;
+  /** Told once the database answers again after a batch was held: the seconds it was away. */
+  onResumed?: (seconds: number) => void;
   /** Told of each committed batch: its entries and the seconds its commit took (for `/metrics`). */
   onCommit?: (entries: number, seconds: number) => void;
 }
 
 const DEFAULT_RETRY_DELAYS_MS = [50, 100, 200, 400, 800];
+export const DEFAULT_MAX_HELD_WRITES = 100_000;
+const DEFAULT_MAX_HELD_BYTES = 64 * 1024 * 1024;
 
 const SEP = '\u0000';
 
@@ -74,6 +97,19 @@ export class WriteBehindBuffer {
   private readonly retryDelaysMs: readonly number[];
   private readonly retryable: (err: unknown) => boolean;
   private readonly onCommit: ((entries: number, seconds: number) => void) | undefined;
+  private readonly onResumed: ((seconds: number) => void) | undefined;
+  private readonly maxRetryDelayMs: number;
+  private readonly maxHeldWrites: number;
+  private readonly maxHeldBytes: number;
+
+  /** While a batch is held (the database is away): the error of its first try past the schedule, and since when. */
+  private away: { error: unknown; since: number } | null = null;
+  /** Closing: a batch is given up after its scheduled tries, not held. */
+  private closing = false;
+  /** Cuts short the pause before the next try of a held batch (when closing). */
+  private wake: (() => void) | null = null;
+  /** Batches committed so far (see `commits`). */
+  private committedBatches = 0;
 
   private pending = new WriteBatch();
   private inflight: WriteBatch | null = null;
@@ -90,6 +126,33 @@ export class WriteBehindBuffer {
     this.retryDelaysMs = opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
     this.retryable = opts.retryable ?? (() => true);
     this.onCommit = opts.onCommit;
+    this.onResumed = opts.onResumed;
+    this.maxRetryDelayMs = Math.max(1, opts.maxRetryDelayMs ?? 5000);
+    this.maxHeldWrites = Math.max(1, opts.maxHeldWrites ?? DEFAULT_MAX_HELD_WRITES);
+    this.maxHeldBytes = Math.max(1, opts.maxHeldBytes ?? DEFAULT_MAX_HELD_BYTES);
+  }
+
+  // --- the hold bound ---
+
+  /**
+   * True when the writes held (buffered, being committed, or held while the database is away)
+   * reach the bound: whoever feeds the buffer should stop reading its source until `afterCommit`
+   * calls back.
+   */
+  get congested(): boolean {
+    const p = this.pending;
+    const f = this.inflight;
+    return p.writes + (f ? f.writes : 0) >= this.maxHeldWrites || p.bytes + (f ? f.bytes : 0) >= this.maxHeldBytes;
+  }
+
+  /** How many batches have been committed so far: a feeder counts its writes since the last it saw. */
+  get commits(): number {
+    return this.committedBatches;
+  }
+
+  /** Whether a batch is held because the database does not answer. */
+  get holding(): boolean {
+    return this.away !== null;
   }
 
   // --- writes ---
@@ -106,6 +169,8 @@ export class WriteBehindBuffer {
       batch.carMessages.set(vehicleId, codes);
     }
     const prev = codes.get(msg.code);
+    batch.writes++;
+    batch.bytes += msg.data.length + WRITE_OVERHEAD;
     if (!prev) batch.size++;
     else if (prev.historyExpires > 0 && prev.time !== msg.time) {
       // another second: the replaced message's historical record is a record of its own (one
@@ -132,6 +197,7 @@ export class WriteBehindBuffer {
 
   /** Adds the record (under `vehicleId` when given: the store's normalised id). */
   addHistorical(rec: HistoricalRecord, vehicleId = rec.vehicleId): void {
+    this.countWrite(rec);
     this.putHistorical(rec, vehicleId);
     this.scheduled();
   }
@@ -141,6 +207,7 @@ export class WriteBehindBuffer {
    * (rejects if that fails).
    */
   addHistoricalDurable(rec: HistoricalRecord, vehicleId = rec.vehicleId): Promise<void> {
+    this.countWrite(rec);
     this.putHistorical(rec, vehicleId);
     return this.durableCommit(vehicleId);
   }
@@ -228,23 +295,27 @@ export class WriteBehindBuffer {
   /**
    * Calls `fn` once everything buffered before this call has been committed: at once (synchronously)
    * when nothing is buffered nor being committed, else after the commit, in the order of the calls.
-   * A commit that fails is tried again (`retryDelaysMs`); when the last try fails too, that is
-   * reported to `onBackgroundError` (its writes are lost) and the callbacks still run. An exception thrown by `fn` is reported the same way.
+   * A commit that fails is tried again (`retryDelaysMs`), and while the database is away, until it
+   * answers: `fn` waits. When a commit is given up (an error that would fail again, or closing),
+   * that is reported to `onBackgroundError` (its writes are lost) and the callbacks still run,
+   * except those given the `vehicleId` whose writes were lost: they pass on that vehicle's data,
+   * which is not stored. An exception thrown by `fn` is reported the same way.
    */
-  afterCommit(fn: () => void): void {
+  afterCommit(fn: () => void, vehicleId?: string): void {
     const batch = this.awaited();
     if (batch === null) return fn();
-    batch.settled.push(fn);
+    batch.settled.push(vehicleId === undefined ? fn : { vehicleId, fn });
     if (batch === this.pending) this.scheduleSoon();
   }
 
   /**
-   * Resolves once everything buffered before this call has been committed (or its commit failed);
-   * null when nothing is buffered nor being committed (nothing to wait for).
+   * For a read: resolves once everything buffered before this call has been committed (or given
+   * up); null when nothing is buffered nor being committed (nothing to wait for). Rejects with
+   * VTS_ERR_STORE_UNAVAILABLE while the database is away (a read must not wait for the outage).
    */
   committed(): Promise<void> | null {
     const batch = this.awaited();
-    return batch && this.settledOf(batch);
+    return batch && this.readerOf(batch);
   }
 
   /**
@@ -253,9 +324,9 @@ export class WriteBehindBuffer {
    */
   committedFor(vehicleId: string): Promise<void> | null {
     const p = this.pending;
-    if (p.holdsVehicle(vehicleId)) return this.settledOf(p);
+    if (p.holdsVehicle(vehicleId)) return this.readerOf(p);
     const f = this.inflight;
-    if (f !== null && f.holdsVehicle(vehicleId)) return this.settledOf(f);
+    if (f !== null && f.holdsVehicle(vehicleId)) return this.readerOf(f);
     return null;
   }
 
@@ -266,10 +337,27 @@ export class WriteBehindBuffer {
     return this.inflight;
   }
 
-  private settledOf(batch: WriteBatch): Promise<void> {
-    const done = new Promise<void>((resolve) => batch.settled.push(resolve));
+  private readerOf(batch: WriteBatch): Promise<void> {
+    if (this.away !== null) return Promise.reject(this.unavailable());
+    const done = new Promise<void>((resolve, reject) => {
+      batch.settled.push(resolve);
+      batch.readers.push(reject);
+    });
     if (batch === this.pending) this.scheduleSoon();
     return done;
+  }
+
+  private unavailable(): VtsError {
+    const err = this.away?.error;
+    const why = err instanceof Error ? err.message : String(err);
+    return new VtsError('VTS_ERR_STORE_UNAVAILABLE', why, { cause: err });
+  }
+
+  /** A write from outside (a car message, a historical record): counted against the hold bound. */
+  private countWrite(rec: HistoricalRecord): void {
+    const batch = this.pending;
+    batch.writes++;
+    batch.bytes += rec.data.length + WRITE_OVERHEAD;
   }
 
   // --- edits of buffered writes ---
@@ -320,6 +408,15 @@ export class WriteBehindBuffer {
   /** Resolves when the batch in flight (if any) is done; does not commit the pending one. */
   idle(): Promise<void> {
     return this.chain;
+  }
+
+  /**
+   * From now on a batch is given up after its scheduled tries instead of being held while the
+   * database is away (the process is stopping): the held batch's next try comes at once.
+   */
+  close(): void {
+    this.closing = true;
+    this.wake?.();
   }
 
   /** Commits everything pending now (after the batch in flight, if any). Rejects if that fails. */
@@ -392,22 +489,64 @@ export class WriteBehindBuffer {
    * the others' with them. Resolves to what was lost, undefined when nothing was.
    */
   private async commitWithRetries(batch: WriteBatch): Promise<Failure | undefined> {
+    let delay = 0;
     for (let tries = 0; !batch.empty; tries++) {
       try {
         const started = this.onCommit ? performance.now() : 0;
         const done = this.commitFn(batch);
         if (done) await done;
         this.onCommit?.(batch.size, (performance.now() - started) / 1000);
+        if (this.away !== null) this.resumed();
         return undefined;
       } catch (err) {
-        const delay = this.retryable(err) ? this.retryDelaysMs[tries] : undefined;
-        // the database is unavailable (src/store/outage.ts): its parts would each wait and fail the same way
-        if (delay === undefined) return isOutage(err) ? { error: err, failed: null } : this.commitSplit(batch, err);
-        this.report(new Error(`commit failed, trying again in ${delay} ms: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
-        await new Promise((r) => setTimeout(r, delay));
+        if (!this.retryable(err)) return this.commitSplit(batch, err);
+        const scheduled = this.retryDelaysMs[tries];
+        if (scheduled !== undefined) {
+          delay = scheduled;
+          // an outage is reported once by the store (src/store/outage.ts), not once per try
+          if (!isOutage(err)) this.report(new Error(`commit failed, trying again in ${delay} ms: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
+        } else if (this.closing) {
+          const why = err instanceof Error ? err.message : String(err);
+          const lost = `the database does not answer at shutdown (${why}): ${batch.writes} buffered writes are lost`;
+          return { error: new VtsError('VTS_ERR_STORE_UNAVAILABLE', lost, { whole: true, cause: err }), failed: null };
+        } else {
+          delay = Math.min(this.maxRetryDelayMs, Math.max(2 * delay, 1));
+          if (this.away === null) this.hold(batch, err);
+        }
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, delay);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wake = null;
       }
     }
     return undefined;
+  }
+
+  /** The database is away: the batch is held, and the reads waiting for it are refused. */
+  private hold(batch: WriteBatch, err: unknown): void {
+    this.away = { error: err, since: performance.now() };
+    const refused = this.unavailable();
+    for (const b of [batch, this.pending]) {
+      for (const reject of b.readers) reject(refused);
+      b.readers.length = 0;
+    }
+    const writes = batch.writes + this.pending.writes;
+    this.report(
+      new Error(
+        `the database does not answer (${err instanceof Error ? err.message : String(err)}): ${writes} writes are held and tried again until it does; nothing of them is passed on meanwhile, and cars are read no further past ${this.maxHeldWrites} held writes`,
+        { cause: err }, // on PostgreSQL the store's one line of the outage says it (src/store/outage.ts)
+      ),
+    );
+  }
+
+  private resumed(): void {
+    const since = this.away!.since;
+    this.away = null;
+    this.onResumed?.((performance.now() - since) / 1000);
   }
 
   /** Commits each vehicle's part of a failed batch alone; what failed, with the first error. */
@@ -446,13 +585,15 @@ export class WriteBehindBuffer {
         if (failure && (failure.failed === null || failure.failed.has(w.vehicleId))) w.reject(failure.error);
         else w.resolve();
       }
-      // What waited for this commit goes on (a failed commit is reported: what it held is lost
-      // either way). The batch stays in flight meanwhile, so that a callback that waits for a
-      // commit in turn is queued here, after the callbacks before it, not run ahead of them.
+      if (!failure) this.committedBatches++;
+      // What waited for this commit goes on (a commit given up is reported: what it held is lost
+      // either way), but not what passes on the data of a vehicle whose writes were lost. The
+      // batch stays in flight meanwhile, so that a callback that waits for a commit in turn is
+      // queued here, after the callbacks before it, not run ahead of them.
       const settled = batch.settled;
       for (let k = 0; k < settled.length; k++) {
         try {
-          settled[k]!();
+          runSettled(settled[k]!, failure);
         } catch (err) {
           this.report(err);
         }
@@ -462,4 +603,13 @@ export class WriteBehindBuffer {
     }
     if (failure) throw failure.error;
   }
+}
+
+/** What a held write costs beyond its data (keys, object): counted against the bytes bound. */
+const WRITE_OVERHEAD = 64;
+
+function runSettled(s: Settled, failure: Failure | undefined): void {
+  if (typeof s === 'function') return s();
+  if (failure && (failure.failed === null || failure.failed.has(s.vehicleId))) return;
+  s.fn();
 }

@@ -2,8 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WriteBehindBuffer, type WriteBatch } from '../../src/store/write-behind.js';
 import { sleep } from './helpers.js';
+import { isVtsError } from '../../src/errors.js';
 
-function recorder(delayMs = 30, fail?: () => boolean, retryDelaysMs: number[] = []) {
+function recorder(delayMs = 30, fail?: () => boolean, retryDelaysMs: number[] = [], retryable = true) {
   const batches: WriteBatch[] = [];
   const errors: unknown[] = [];
   const buffer = new WriteBehindBuffer(
@@ -11,7 +12,7 @@ function recorder(delayMs = 30, fail?: () => boolean, retryDelaysMs: number[] = 
       if (fail?.()) throw new Error('commit failed');
       batches.push(b);
     },
-    { delayMs, onBackgroundError: (e) => errors.push(e), retryDelaysMs },
+    { delayMs, onBackgroundError: (e) => errors.push(e), retryDelaysMs, retryable: () => retryable },
   );
   return { buffer, batches, errors };
 }
@@ -51,9 +52,9 @@ test('write-behind: durable writes of one tick share one commit and resolve afte
   assert.equal(batches[0]!.historical.size, 3);
 });
 
-test('write-behind: a failed background commit is reported and the durable writers reject', async () => {
+test('write-behind: a commit given up (an error that would fail again) is reported and the durable writers reject', async () => {
   let failing = true;
-  const { buffer, batches, errors } = recorder(10, () => failing);
+  const { buffer, batches, errors } = recorder(10, () => failing, [], false);
   buffer.putCarMessage('V', msg('S', 'lost'));
   const durable = buffer.addHistoricalDurable({ vehicleId: 'V', type: 'T', recordNumber: 0, time: 1, data: '', expires: 2 });
   await assert.rejects(durable, /commit failed/);
@@ -129,7 +130,8 @@ function asyncDatabase() {
       for (const m of codes.values()) stored.set(m.code, { data: m.data, ptoken: m.ptoken, paranoid: m.paranoid, valid: m.valid });
     }
   };
-  const buffer = new WriteBehindBuffer(commit, { delayMs: 10_000, retryDelaysMs: [], onBackgroundError: () => undefined });
+  // rows that fail: an error that would fail the same way again
+  const buffer = new WriteBehindBuffer(commit, { delayMs: 10_000, retryDelaysMs: [], retryable: () => false, onBackgroundError: () => undefined });
   return {
     buffer,
     vehicles,
@@ -285,4 +287,87 @@ test('write-behind: a failed commit is tried again; waiters and callbacks go on 
   assert.deepEqual(order, ['callback after 1 commit(s)']);
   assert.equal(errors.length, 2, 'each failed try is reported');
   assert.match(String(errors[0]), /trying again in 1 ms/);
+});
+
+test('write-behind: while the database is away the batch is held: nothing goes on, reads are refused, the bound counts; then all in order', async () => {
+  let away = true;
+  const tries: number[] = [];
+  const batches: WriteBatch[] = [];
+  const errors: unknown[] = [];
+  let resumed = 0;
+  const buffer = new WriteBehindBuffer(
+    (b) => {
+      tries.push(b.writes);
+      if (away) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+      batches.push(b);
+    },
+    { delayMs: 10_000, retryDelaysMs: [1], maxRetryDelayMs: 4, maxHeldWrites: 3, onBackgroundError: (e) => errors.push(e), onResumed: () => resumed++ },
+  );
+  const order: string[] = [];
+  buffer.putCarMessage('V', msg('S', '1', 1));
+  buffer.afterCommit(() => order.push('S#1'), 'V');
+  const durable = buffer.addHistoricalDurable({ vehicleId: 'V', type: 'T', recordNumber: 0, time: 1, data: '', expires: 2 });
+  assert.equal(buffer.congested, false);
+  while (!buffer.holding) await sleep(1);
+  // held: tried again and again, nothing passed on, the durable write still waits
+  while (tries.length < 5) await sleep(1);
+  assert.equal(order.length, 0);
+  assert.equal(errors.length, 2, 'the scheduled retry and the hold are reported, not each try of the hold');
+  assert.match(String(errors[1]), /does not answer .*ECONNREFUSED.*2 writes are held/);
+  // a read that would wait for the held writes is refused at once; one of another vehicle is not held up
+  await assert.rejects(buffer.committedFor('V')!, (err: unknown) => isVtsError(err, 'VTS_ERR_STORE_UNAVAILABLE'));
+  assert.equal(buffer.committedFor('W'), null);
+  // writes go on being buffered behind the held batch, up to the bound
+  buffer.putCarMessage('V', msg('S', '2', 2));
+  buffer.afterCommit(() => order.push('S#2'), 'V');
+  assert.equal(buffer.congested, true, '3 held writes: the bound');
+  await assert.rejects(buffer.committed()!, (err: unknown) => isVtsError(err, 'VTS_ERR_STORE_UNAVAILABLE'));
+  away = false;
+  await durable;
+  await buffer.flush();
+  assert.deepEqual(order, ['S#1', 'S#2']);
+  assert.equal(resumed, 1);
+  assert.deepEqual(
+    batches.map((b) => b.carMessages.get('V')!.get('S')!.data),
+    ['1', '2'],
+  );
+  assert.equal(buffer.congested, false);
+  assert.equal(buffer.holding, false);
+  assert.equal(buffer.commits, 2);
+});
+
+test('write-behind: what passes on a vehicle whose writes are lost for good is skipped; the rest goes on', async () => {
+  const buffer = new WriteBehindBuffer(
+    (b) => {
+      if (b.carMessages.has('BAD')) throw new Error('bad rows');
+    },
+    { delayMs: 10_000, retryDelaysMs: [], retryable: () => false, onBackgroundError: () => undefined },
+  );
+  const order: string[] = [];
+  buffer.putCarMessage('BAD', msg('S', 'x'));
+  buffer.afterCommit(() => order.push('BAD S'), 'BAD');
+  buffer.putCarMessage('OK', msg('S', 'y'));
+  buffer.afterCommit(() => order.push('OK S'), 'OK');
+  buffer.afterCommit(() => order.push('reply'));
+  await buffer.flush().catch(() => undefined);
+  assert.deepEqual(order, ['OK S', 'reply']);
+});
+
+test('write-behind: closing gives a held batch up (reported), and its callbacks of vehicles are skipped', async () => {
+  const errors: unknown[] = [];
+  const buffer = new WriteBehindBuffer(
+    () => {
+      throw new Error('Connection terminated unexpectedly');
+    },
+    { delayMs: 10_000, retryDelaysMs: [], maxRetryDelayMs: 60_000, onBackgroundError: (e) => errors.push(e) },
+  );
+  const order: string[] = [];
+  buffer.putCarMessage('V', msg('S', 'x'));
+  buffer.afterCommit(() => order.push('V S'), 'V');
+  buffer.afterCommit(() => order.push('reply'));
+  const first = buffer.flush();
+  while (!buffer.holding) await sleep(1);
+  buffer.close();
+  await assert.rejects(first, /does not answer at shutdown \(Connection terminated unexpectedly\): 1 buffered writes are lost/);
+  assert.deepEqual(order, ['reply']);
 });

@@ -12,7 +12,8 @@ export interface MessageSource {
 /**
  * Stores the latest message of its code, logs it to history when configured, and once that is
  * committed forwards the original message to all clients, then `f<version>` after an `F`, then
- * `T0`, and tells the live watchers.
+ * `T0`, and tells the live watchers. While the database is away the commit is held, and so is the
+ * forwarding; a message whose write is lost for good is not forwarded at all.
  * For a paranoid message, `code`/`data` are the inner code and payload and `original` is the
  * `E` message's data to forward.
  */
@@ -44,5 +45,5 @@ export function storeAndForward(
     if (clients !== null) for (const p of clients) for (const [c, d] of messages) hub.deliverNow(p, c, d, of);
     // the nodes with clients of the vehicle: their clients and live watchers
     if (elsewhere) hub.fanOut(link.vehicleId, { messages, of, live: event });
-  });
+  }, link.vehicleId);
 }
