@@ -33,7 +33,6 @@
  */
 import { performance } from 'node:perf_hooks';
 import { VtsError } from '../errors.js';
-import { isOutage } from './outage.js';
 import type { CarMessage, HistoricalRecord, UtilisationDelta } from './store.js';
 
 export {
@@ -503,8 +502,7 @@ export class WriteBehindBuffer {
         const scheduled = this.retryDelaysMs[tries];
         if (scheduled !== undefined) {
           delay = scheduled;
-          // an outage is reported once by the store (src/store/outage.ts), not once per try
-          if (!isOutage(err)) this.report(new Error(`commit failed, trying again in ${delay} ms: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
+          this.report(new Error(`commit failed, trying again in ${delay} ms: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
         } else if (this.closing) {
           const why = err instanceof Error ? err.message : String(err);
           const lost = `the database does not answer at shutdown (${why}): ${batch.writes} buffered writes are lost`;
