@@ -12,6 +12,7 @@ import type { Vehicle } from '../store/store.js';
 import type { MpContext } from './context.js';
 import { checkLogin, type LoginResult } from './login.js';
 import { userAccount, vehicleAccount } from '../auth/login-guard.js';
+import { isOutage } from '../store/outage.js';
 
 /** How a connection's lines leave: a socket (adds CR LF) or a WebSocket (one frame per line). */
 export interface LineSink {
@@ -195,7 +196,7 @@ export class MpConnection implements ActivityState {
         return null;
       });
     } catch (err) {
-      log.error({ err, conn: this.id }, 'login check failed');
+      this.storeFailed(err, 'login check failed');
       return this.fail('login check failed');
     }
     if (this.state !== 'authenticating') return; // the peer left meanwhile
@@ -230,7 +231,7 @@ export class MpConnection implements ActivityState {
     hub
       .attach(session, vehicle)
       .catch((err: unknown) => {
-        log.error({ err, conn: this.id }, 'after-login exchange failed');
+        this.storeFailed(err, 'after-login exchange failed');
         this.close('internal error');
       })
       .finally(() => {
@@ -241,6 +242,15 @@ export class MpConnection implements ActivityState {
       });
   }
 
+  /**
+   * A failure of the store while serving this connection: at error level, unless it is one of a
+   * database outage, whose line the store wrote once (src/store/outage.ts): then at debug only.
+   */
+  private storeFailed(err: unknown, what: string): void {
+    if (isOutage(err)) this.ctx.log.debug({ err, conn: this.id }, what);
+    else this.ctx.log.error({ err, conn: this.id }, what);
+  }
+
   /** REF raises an alert on the first failed car login of a vehicle and one on the next success (the hub decides). */
   private carAuthAlert(vehicleId: string, success: boolean): void {
     const address = this.remoteAddress;
@@ -248,7 +258,7 @@ export class MpConnection implements ActivityState {
       (v) => {
         if (v) this.ctx.hub.carLoginResult(v.id, v.ownerId, success, address);
       },
-      (err: unknown) => this.ctx.log.warn({ err, vehicle: vehicleId }, 'car login alert: vehicle lookup failed'),
+      (err: unknown) => isOutage(err) || this.ctx.log.warn({ err, vehicle: vehicleId }, 'car login alert: vehicle lookup failed'),
     );
   }
 
@@ -271,7 +281,7 @@ export class MpConnection implements ActivityState {
         for (const line of lines) this.receiveLine(line, 0);
       },
       (err: unknown) => {
-        this.ctx.log.error({ err, conn: this.id }, 'auto-provisioning lookup failed');
+        this.storeFailed(err, 'auto-provisioning lookup failed');
         this.close('internal error');
       },
     );

@@ -8,6 +8,7 @@
  */
 import type { Logger } from 'pino';
 import type { Channel } from '../core/push/channels.js';
+import { isOutage } from '../store/outage.js';
 import type { AttemptOutcome, DeliveryItem, PushStore } from '../store/push-store.js';
 import type { PushProvider, SendResult } from './provider.js';
 
@@ -192,7 +193,8 @@ class ChannelLoop {
         if (items.length === max) this.again = true;
       } while (this.again);
     } catch (err) {
-      this.log.warn({ err, channel: provider.channel }, 'push: looking for due deliveries failed (tried again shortly)');
+      // an outage of the database has a line of its own
+      if (!isOutage(err)) this.log.warn({ err, channel: provider.channel }, 'push: looking for due deliveries failed (tried again shortly)');
     }
   }
 
@@ -283,7 +285,8 @@ export class Dispatcher {
       const released = await this.store.releaseClaims(this.o.claimer);
       if (released > 0) this.log.info({ released }, 'push: took back deliveries this node held before it stopped');
     } catch (err) {
-      this.log.warn({ err }, 'push: taking back old claims failed (they are taken again when their leases run out)');
+      // an outage of the database has a line of its own
+      if (!isOutage(err)) this.log.warn({ err }, 'push: taking back old claims failed (they are taken again when their leases run out)');
     }
     if (this.stopped) return; // stopped while the claims were taken back
     this.timer = setInterval(() => this.kick(), this.o.pollMs);
@@ -314,7 +317,8 @@ export class Dispatcher {
     // what was claimed ahead and never sent goes back to the outbox now, not when the leases run out
     if (!loops.some((l) => l.holdsUnsent)) return;
     await this.store.releaseClaims(this.o.claimer).catch((err: unknown) => {
-      this.log.warn({ err }, 'push: letting go of unsent deliveries failed (they are taken again when their leases run out)');
+      // an outage of the database has a line of its own
+      if (!isOutage(err)) this.log.warn({ err }, 'push: letting go of unsent deliveries failed (they are taken again when their leases run out)');
     });
   }
 }

@@ -4,7 +4,7 @@
  * (`down`, with that error), later ones only count, and the first operation that succeeds again
  * ends it (`up`, with the count and the duration). The errors of an outage are marked, so that
  * whoever would log each of them (a write that was not acknowledged, a background commit) can
- * tell that the outage was reported already (`isOutage`).
+ * tell that the outage was reported already (`isOutage`). `logOutage` writes the two lines.
  */
 import type { Logger } from 'pino';
 

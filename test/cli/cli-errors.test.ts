@@ -37,6 +37,7 @@ test('bad option values, missing and extra arguments: the error, the pointer, a 
   const dir = dataDir(t);
   const cases: [string[], string][] = [
     [['serve', '--mp-port', 'abc'], "vts: option '--mp-port <port>' argument 'abc' is invalid. not a port number: abc\n" + hint(['serve'], 'the options')],
+    [['serve', '--database-timeout', '-1'], "vts: option '--database-timeout <seconds>' argument '-1' is invalid. not a number of seconds from 0 to 86400: -1\n" + hint(['serve'], 'the options')],
     [['serve', '--log-level', 'loud'], "vts: option '--log-level <level>' argument 'loud' is invalid. log level must be one of fatal, error, warn, info, debug, trace, silent\n" + hint(['serve'], 'the options')],
     [['user', 'add', 'bob'], "vts: required option '--password <password>' not specified\n" + hint(['user', 'add'], 'the options')],
     [['user', 'add', 'bob', '--password', 'password', '--rights'], "vts: option '--rights <list>' argument missing\n" + hint(['user', 'add'], 'the options')],
