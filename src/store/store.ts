@@ -17,6 +17,9 @@
  *   everything buffered and waited for in that turn. Committed means: survives a crash of the
  *   process. Direct writes and durable historical writes also survive a power loss; other
  *   buffered writes may lose their last moments to one (see the implementation).
+ * - A database that does not answer holds the buffered writes (tried again until it answers, up
+ *   to a bound that slows the cars: `congested()`); what waits for them waits, and a read that
+ *   would wait for them is refused with VTS_ERR_STORE_UNAVAILABLE.
  */
 import type { ClientType } from '../core/mp/welcome.js';
 import type { HistoricalTypeSummary } from '../core/mp/server-commands.js';
