@@ -11,6 +11,7 @@ import { pgTarget } from '../store/postgres/pg-errors.js';
 import { addPushDeliveryOptions, addPushProviderOptions, pushConfig, type PushDeliveryOptions } from './push-options.js';
 import { createLogger, LOG_FORMATS, type LogFormat } from '../log.js';
 import { DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from '../connection-cap.js';
+import { DEFAULT_WEB_SESSION_TIMEOUT } from '../hub/api-sessions.js';
 import { reportFdLimit } from '../fd-limit.js';
 import { DEFAULT_LOGIN_TIMEOUT_MS, startServer, type ServerConfig } from '../server.js';
 import { parseRedisUrl } from '../cluster/redis-connect.js';
@@ -40,6 +41,7 @@ interface ServeOptions extends PushDeliveryOptions {
   maxConnectionsPerAddress: number;
   cookieName: string;
   sessionTimeout: number;
+  webSessionTimeout: number;
   rateLimitBurst: number;
   rateLimitPerMinute: number;
   rateLimitMax: number;
@@ -173,6 +175,10 @@ export function registerServe(program: Command): void {
     default: 180,
     parse: parseCount,
   });
+  addConfigOption(cmd, '--web-session-timeout <seconds>', 'end a web dashboard session (POST /api/session) after this much idle time', {
+    default: DEFAULT_WEB_SESSION_TIMEOUT,
+    parse: parseCountIn(1, 366 * 86_400),
+  });
   addConfigOption(cmd, '--rate-limit-burst <n>', 'HTTP requests a new client address may make at once (0 = no rate limit)', {
     default: 120,
     parse: parseCount,
@@ -291,6 +297,7 @@ export function registerServe(program: Command): void {
       maxConnectionsPerAddress: o.maxConnectionsPerAddress,
       cookieName: o.cookieName,
       sessionTimeout: o.sessionTimeout,
+      webSessionTimeout: o.webSessionTimeout,
       rateLimit: {
         burst: o.rateLimitBurst,
         perMinute: o.rateLimitPerMinute,
