@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { loginLimits, type LoginLimits } from './core/login-throttle.js';
 import { DEFAULT_TIMEOUTS, type InactivityTimeouts } from './core/mp/inactivity.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitOptions } from './core/rate-limit.js';
-import { ApiSessions } from './hub/api-sessions.js';
+import { ApiSessions, DEFAULT_WEB_SESSION_TIMEOUT } from './hub/api-sessions.js';
 import { clusterParts, type ClusterConfig, type ClusterParts } from './cluster/parts.js';
 import { shareLimits } from './hub/shared-limits.js';
 import { trustedProxyCheck } from './trusted-proxies.js';
@@ -87,6 +87,8 @@ export interface ServerConfig {
   cookieName?: string;
   /** Idle seconds after which an API session ends (sliding). Default 180. */
   sessionTimeout?: number;
+  /** Idle seconds after which a web (dashboard) session ends (sliding). Default 7 days. */
+  webSessionTimeout?: number;
   /** The HTTP rate limiter (http-api-v2.md §1.1); `burst: 0` turns it off. */
   rateLimit?: Partial<RateLimitOptions>;
   /** Largest HTTP request body (bytes). Default 64 KiB. */
@@ -241,7 +243,10 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     nextConnectionId: () => ++connectionIds,
   };
 
-  const sessions = new ApiSessions(hub, parts.sessions, (config.sessionTimeout ?? 180) * 1000);
+  const sessions = new ApiSessions(hub, parts.sessions, {
+    apiMs: (config.sessionTimeout ?? 180) * 1000,
+    webMs: (config.webSessionTimeout ?? DEFAULT_WEB_SESSION_TIMEOUT) * 1000,
+  });
   const commands: CommandService = hub.commands;
   const httpCtx: HttpContext = {
     commands,
@@ -373,7 +378,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   const sessionTimer = setInterval(
     // while a cluster's Redis is away the cluster has said so: no warning every few seconds
     () => sessions.sweep().catch((err: unknown) => (isVtsError(err, 'VTS_ERR_CLUSTER') ? log.debug({ err }, 'API session sweep failed') : log.warn({ err }, 'API session sweep failed'))),
-    Math.min(10_000, sessions.timeoutMs / 2),
+    Math.min(10_000, sessions.shortestTimeoutMs / 2),
   );
   sessionTimer.unref();
 

@@ -3,7 +3,8 @@
  * SIGHUP or when the files change, into every TLS listener (MP over TLS, HTTPS, MQTT over TLS) at
  * once. A listener gets the new certificate with `setSecureContext`: the connections open keep
  * theirs, new ones get the new one. A new pair that cannot be used (unreadable, not PEM, a key of
- * another certificate) is refused: the listeners keep the old one and the log says why.
+ * another certificate, a certificate expired or not valid yet while the one in use is valid) is
+ * refused: the listeners keep the old one and the log says why.
  *
  * The files are watched by reading them every few seconds and comparing them with the pair in
  * use, through symbolic links: certbot renews by pointing `live/<name>/fullchain.pem` at a new
@@ -69,13 +70,17 @@ export function loadTlsPair(files: TlsFiles): TlsPair | undefined {
   return pair;
 }
 
-/** Whether the (first) certificate of the chain is past its expiry. */
-function expired(cert: Buffer, now = Date.now()): boolean {
+/** Why the (first) certificate of the chain cannot be used now (expired, not valid yet), or null. */
+function outOfValidity(cert: Buffer, now = Date.now()): { why: 'expired' | 'not yet valid'; date: string } | null {
+  let x: X509Certificate;
   try {
-    return Date.parse(new X509Certificate(cert).validTo) < now;
+    x = new X509Certificate(cert);
   } catch {
-    return false;
+    return null;
   }
+  if (Date.parse(x.validTo) < now) return { why: 'expired', date: x.validTo };
+  if (Date.parse(x.validFrom) > now) return { why: 'not yet valid', date: x.validFrom };
+  return null;
 }
 
 /** The first certificate of a PEM chain, for the log: subject, expiry and fingerprint. */
@@ -181,9 +186,16 @@ export class TlsCertificate {
     let pair: TlsPair;
     try {
       pair = loadTlsPair(this.files)!;
-      // an old copy must not replace a certificate that still works
-      if (expired(pair.cert) && !expired(this.pair.cert)) {
-        throw new VtsError('VTS_ERR_TLS', `the certificate in ${this.files.cert} has expired (${describe(pair.cert)?.validTo ?? '?'}): renew it, then send SIGHUP`);
+      // an old copy, or one issued for later (or by a machine whose clock is off), must not
+      // replace a certificate that works now: clients would refuse it
+      const unusable = outOfValidity(pair.cert);
+      if (unusable && !outOfValidity(this.pair.cert)) {
+        throw new VtsError(
+          'VTS_ERR_TLS',
+          unusable.why === 'expired'
+            ? `the certificate in ${this.files.cert} has expired (${unusable.date}): renew it, then send SIGHUP`
+            : `the certificate in ${this.files.cert} is not valid yet (from ${unusable.date}): check the clock of this machine and of the one that issued it, then send SIGHUP`,
+        );
       }
     } catch (err) {
       this.log.error({ reason: why, error: (err as Error).message }, 'TLS certificate not reloaded: the listeners keep the one they have');

@@ -56,15 +56,18 @@ export class LoginGuard {
   /**
    * Runs `check` when `address` may try a secret of `account` now; `check` answers the value that
    * a right secret yields, or null for a wrong one. Busy password checks count as throttled.
+   * `perAddress`: only the (address, account) bucket applies, so that wrong secrets from other
+   * addresses never refuse this one (the metrics token).
    */
-  async attempt<T>(client: string, account: string, check: () => Promise<T | null>): Promise<GuardOutcome<T>> {
+  async attempt<T>(client: string, account: string, check: () => Promise<T | null>, opts: { perAddress?: boolean } = {}): Promise<GuardOutcome<T>> {
     // IPv6 by its /64 (a host has a whole /64 to pick from), IPv4-mapped as IPv4: one key per client
     const address = addressKey(client);
-    let admission = this.throttle.admit(address, account, this.now());
+    const pairOnly = opts.perAddress === true;
+    let admission = this.throttle.admit(address, account, this.now(), pairOnly);
     // the budget is held by checks still running: wait for one to settle, then ask again
     while (!admission.admitted && admission.pending) {
       await new Promise<void>((wake) => this.waiting.push({ address, account, wake }));
-      admission = this.throttle.admit(address, account, this.now());
+      admission = this.throttle.admit(address, account, this.now(), pairOnly);
     }
     if (!admission.admitted) {
       this.throttled++;

@@ -12,6 +12,8 @@ import { addPushDeliveryOptions, addPushProviderOptions, pushConfig, type PushDe
 import { createLogger, LOG_FORMATS, type LogFormat } from '../log.js';
 import { DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from '../connection-cap.js';
 import { DEFAULT_MAX_HELD_WRITES } from '../store/write-behind.js';
+import { DEFAULT_WEB_SESSION_TIMEOUT } from '../hub/api-sessions.js';
+import { STRONG_TOKEN } from '../http/ops.js';
 import { reportFdLimit } from '../fd-limit.js';
 import { DEFAULT_LOGIN_TIMEOUT_MS, startServer, type ServerConfig } from '../server.js';
 import { parseRedisUrl } from '../cluster/redis-connect.js';
@@ -43,6 +45,7 @@ interface ServeOptions extends PushDeliveryOptions {
   holdWrites: number;
   cookieName: string;
   sessionTimeout: number;
+  webSessionTimeout: number;
   rateLimitBurst: number;
   rateLimitPerMinute: number;
   rateLimitMax: number;
@@ -191,6 +194,10 @@ export function registerServe(program: Command): void {
     default: 180,
     parse: parseCount,
   });
+  addConfigOption(cmd, '--web-session-timeout <seconds>', 'end a web dashboard session (POST /api/session) after this much idle time', {
+    default: DEFAULT_WEB_SESSION_TIMEOUT,
+    parse: parseCountIn(1, 366 * 86_400),
+  });
   addConfigOption(cmd, '--rate-limit-burst <n>', 'HTTP requests a new client address may make at once (0 = no rate limit)', {
     default: 120,
     parse: parseCount,
@@ -287,7 +294,9 @@ export function registerServe(program: Command): void {
     if (workers > 1 && !o.cluster) throw new VtsError('VTS_ERR_CONFIG', '--workers needs --cluster: the workers are nodes of one cluster (e.g. --cluster redis://127.0.0.1:6379)');
     if (workers > 1 && isPrimary()) return runWorkers(workers, createLogger(o.logLevel, 2, o.logFormat));
     const log = createLogger(o.logLevel, 2, o.logFormat);
-    if (o.metricsToken && o.metricsToken.length < 16) log.warn('--metrics-token is shorter than 16 characters: a longer random one (openssl rand -hex 24) is harder to guess');
+    if (o.metricsToken && o.metricsToken.length < STRONG_TOKEN) {
+      log.warn(`--metrics-token is shorter than ${STRONG_TOKEN} characters: a longer random one (openssl rand -hex 24) is harder to guess, and is served even from an address that sent wrong ones`);
+    }
     const config: ServerConfig = {
       dataDir: o.dataDir,
       database: o.database,
@@ -311,6 +320,7 @@ export function registerServe(program: Command): void {
       holdWrites: o.holdWrites,
       cookieName: o.cookieName,
       sessionTimeout: o.sessionTimeout,
+      webSessionTimeout: o.webSessionTimeout,
       rateLimit: {
         burst: o.rateLimitBurst,
         perMinute: o.rateLimitPerMinute,

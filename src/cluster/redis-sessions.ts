@@ -3,19 +3,20 @@
  * works on every node. A session's key is the SHA-256 (hex) of its cookie, as for API tokens: Redis
  * holds no cookie (not in key names, set members, records or the `session-end` broadcasts), so
  * reading Redis opens no session. `sess:<key>` holds the session (without its cookie), the sorted
- * set `sess:seen` when each was last used (sliding expiry), `sess:tok:<token hash>` and
+ * sets `sess:seen` (API sessions) and `sess:seen:web` (web sessions, which have a timeout of their
+ * own) when each was last used (sliding expiry), `sess:tok:<token hash>` and
  * `sess:own:<owner>` find them by token and owner, and `sess:apps:<key>` which node counts the
  * session as an app of which vehicle.
  *
  * A node answers a session it used in the last few seconds from memory (`RECHECK_MS`, at most a
- * quarter of the session timeout), and only then asks Redis again, which also records the use:
+ * quarter of the session's timeout), and only then asks Redis again, which also records the use:
  * one round trip per session and node every few seconds, not one per request. A session that ends
  * anywhere is dropped from every node's memory at once (the `session-end` broadcast); while Redis
  * is out of reach, nothing is answered from memory.
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { SessionRecord, SessionStore, StoredSession } from '../hub/session-store.js';
+import { timeoutOf, type SessionRecord, type SessionStore, type SessionTimeouts, type StoredSession } from '../hub/session-store.js';
 import type { RedisCluster } from './redis-cluster.js';
 import { CLAIM, RELEASE, USE_SESSION as USE } from './scripts.js';
 
@@ -53,6 +54,11 @@ export class RedisSessionStore implements SessionStore {
     return this.cluster.key(name);
   }
 
+  /** The last-use set of API sessions, or of web sessions. */
+  private seen(web: boolean): string {
+    return this.k(web ? 'sess:seen:web' : 'sess:seen');
+  }
+
   keyOf(id: string): string {
     return createHash('sha256').update(id, 'utf8').digest('hex');
   }
@@ -61,19 +67,19 @@ export class RedisSessionStore implements SessionStore {
     const key = this.keyOf(rec.id);
     const { id: _cookie, ...stored } = rec;
     return this.cluster.shared(async (redis) => {
-      const m = redis.multi().set(this.k(`sess:${key}`), JSON.stringify(stored)).zadd(this.k('sess:seen'), now, key);
+      const m = redis.multi().set(this.k(`sess:${key}`), JSON.stringify(stored)).zadd(this.seen(rec.csrf !== undefined), now, key);
       m.sadd(this.k(`sess:own:${rec.ownerId}`), key);
       if (rec.tokenHash !== undefined) m.sadd(this.k(`sess:tok:${rec.tokenHash}`), key);
       await m.exec();
     });
   }
 
-  use(id: string, now: number, timeoutMs: number): Promise<SessionRecord | undefined> {
+  use(id: string, now: number, timeouts: SessionTimeouts): Promise<SessionRecord | undefined> {
     const key = this.keyOf(id);
     const hit = this.recent.get(key);
-    if (hit && this.cluster.connected && now - hit.checked < Math.min(RECHECK_MS, timeoutMs / 4)) return Promise.resolve(hit.rec);
+    if (hit && this.cluster.connected && now - hit.checked < Math.min(RECHECK_MS, timeoutOf(hit.rec, timeouts) / 4)) return Promise.resolve(hit.rec);
     return this.cluster.shared(async (redis) => {
-      const text = await USE.run(redis, [this.k('sess:seen'), this.k(`sess:${key}`)], [key, now, timeoutMs]);
+      const text = await USE.run(redis, [this.seen(false), this.seen(true), this.k(`sess:${key}`)], [key, now, timeouts.apiMs, timeouts.webMs]);
       const stored = parseRecord(typeof text === 'string' ? text : null);
       this.recent.delete(key);
       if (!stored) return undefined;
@@ -90,8 +96,9 @@ export class RedisSessionStore implements SessionStore {
   }
 
   private async removeWith(redis: Redis, key: string): Promise<boolean> {
-    const [[, text], [, removed]] = (await redis.multi().get(this.k(`sess:${key}`)).zrem(this.k('sess:seen'), key).del(this.k(`sess:${key}`), this.k(`sess:apps:${key}`)).exec()) as [
+    const [[, text], [, api], [, web]] = (await redis.multi().get(this.k(`sess:${key}`)).zrem(this.seen(false), key).zrem(this.seen(true), key).del(this.k(`sess:${key}`), this.k(`sess:apps:${key}`)).exec()) as [
       [unknown, string | null],
+      [unknown, number],
       [unknown, number],
     ];
     const rec = parseRecord(text);
@@ -100,7 +107,7 @@ export class RedisSessionStore implements SessionStore {
       if (rec.tokenHash !== undefined) m.srem(this.k(`sess:tok:${rec.tokenHash}`), key);
       await m.exec();
     }
-    return removed === 1;
+    return api + web > 0;
   }
 
   byToken(tokenHash: string): Promise<string[]> {
@@ -119,12 +126,21 @@ export class RedisSessionStore implements SessionStore {
     });
   }
 
-  expired(now: number, timeoutMs: number): Promise<string[]> {
-    return this.cluster.shared((redis) => redis.zrangebyscore(this.k('sess:seen'), '-inf', now - timeoutMs - 1, 'LIMIT', 0, 1000));
+  expired(now: number, timeouts: SessionTimeouts): Promise<string[]> {
+    return this.cluster.shared(async (redis) => {
+      const [api, web] = await Promise.all([
+        redis.zrangebyscore(this.seen(false), '-inf', now - timeouts.apiMs - 1, 'LIMIT', 0, 1000),
+        redis.zrangebyscore(this.seen(true), '-inf', now - timeouts.webMs - 1, 'LIMIT', 0, 1000),
+      ]);
+      return [...api, ...web];
+    });
   }
 
   exist(keys: readonly string[]): Promise<boolean[]> {
-    return this.cluster.shared(async (redis) => (await redis.zmscore(this.k('sess:seen'), ...keys)).map((s) => s !== null));
+    return this.cluster.shared(async (redis) => {
+      const [api, web] = await Promise.all([redis.zmscore(this.seen(false), ...keys), redis.zmscore(this.seen(true), ...keys)]);
+      return keys.map((_, k) => api[k] !== null || web[k] !== null);
+    });
   }
 
   announceEnd(key: string): void {

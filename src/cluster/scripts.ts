@@ -94,14 +94,20 @@ if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[
 return 0`);
 
 /**
- * KEYS: the sessions' last-use sorted set, the session. ARGV: id, now (ms), timeout (ms). The
- * session's JSON, its use recorded; false when it is gone or has been idle too long.
+ * KEYS: the last-use sorted sets of API sessions and of web sessions, the session. ARGV: id, now
+ * (ms), the API sessions' timeout, the web sessions' (ms). The session's JSON, its use recorded in
+ * the set it is in; false when it is gone or has been idle longer than its kind's timeout.
  */
 export const USE_SESSION = script(`
-local t = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if not t or tonumber(ARGV[2]) - tonumber(t) > tonumber(ARGV[3]) then return false end
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
-return redis.call('GET', KEYS[2])`);
+local seen, limit = KEYS[1], ARGV[3]
+local t = redis.call('ZSCORE', seen, ARGV[1])
+if not t then
+  seen, limit = KEYS[2], ARGV[4]
+  t = redis.call('ZSCORE', seen, ARGV[1])
+end
+if not t or tonumber(ARGV[2]) - tonumber(t) > tonumber(limit) then return false end
+redis.call('ZADD', seen, ARGV[2], ARGV[1])
+return redis.call('GET', KEYS[3])`);
 
 /** KEYS: a lease. ARGV: token. Gives the lease up if this node holds it. */
 export const RELEASE_LEASE = script(`

@@ -166,10 +166,14 @@ export class LoginThrottle {
     this.accounts = new Buckets(limits.account);
   }
 
-  /** Counts an attempt of `address` at `account` (before its check), or refuses it. */
-  admit(address: string, account: string, now: number): Admission {
+  /**
+   * Counts an attempt of `address` at `account` (before its check), or refuses it. `pairOnly`: only
+   * the pair's bucket applies, as for a trusted pair (an account that others' failures must not
+   * lock, e.g. the metrics token of a scraper).
+   */
+  admit(address: string, account: string, now: number, pairOnly = false): Admission {
     const pair = `${address}\u0000${account}`;
-    const trusted = this.trusted(address, account, now);
+    const trusted = pairOnly || this.trusted(address, account, now);
     const waits: (Admission & { admitted: false })[] = [];
     const consider = (limit: 'pair' | 'address' | 'account', buckets: Buckets, key: string) => {
       const seconds = buckets.wait(key, now);

@@ -1,14 +1,16 @@
 /**
  * The operators' endpoints: `GET /health` (liveness), `GET /ready` (readiness) and, with
  * `--metrics-token`, `GET /metrics` (Prometheus). None of them is rate limited (src/http/app.ts
- * lets them through); `/metrics` checks its bearer token through the login throttle like every
- * other secret.
+ * lets them through); `/metrics` checks its bearer token through the login throttle, per address
+ * only: wrong tokens from one address get that address 429, never a scraper elsewhere (nor one
+ * that has the right token, when the token is long enough not to be guessed).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sameSecret } from '../core/crypto/same-secret.js';
 import type { HttpContext, OpsContext } from './context.js';
 import { sendJson, sendText, status, unauthorized } from './reply.js';
 import { tooManyLogins } from './auth.js';
+import type { GuardOutcome } from '../auth/login-guard.js';
 import { clientAddress } from './params.js';
 
 /** The paths served here: the rate limiter leaves them alone. */
@@ -16,6 +18,8 @@ export const OPS_PATHS: ReadonlySet<string> = new Set(['/health', '/ready', '/me
 
 /** The throttle's account of the metrics token. */
 const METRICS_ACCOUNT = 'metrics';
+/** A token at least this long is taken as unguessable (`vts serve` warns below it). */
+export const STRONG_TOKEN = 16;
 
 function bearer(req: FastifyRequest): string | null {
   const h = req.headers.authorization;
@@ -29,18 +33,25 @@ async function metrics(ctx: HttpContext, m: NonNullable<OpsContext['metrics']>, 
   const refuse = (): FastifyReply => unauthorized(reply.header('WWW-Authenticate', 'Bearer realm="vts metrics"'));
   if (given === null) return refuse();
   const address = clientAddress(req);
-  const outcome = await ctx.guard.attempt(address, METRICS_ACCOUNT, async () => (sameSecret(given, m.token) ? true : null));
-  if (!outcome.ok) {
-    // like a wrong password: a scraper with an old token would otherwise fail without a trace
-    if (outcome.throttled) {
-      ctx.log.info({ address, limit: outcome.limit }, 'metrics scrape refused: too many wrong tokens');
-      return tooManyLogins(reply, outcome);
-    }
-    ctx.log.info({ address }, 'metrics scrape refused: wrong bearer token');
-    return refuse();
+  const right = sameSecret(given, m.token);
+  // a right token that cannot be guessed is served whatever the throttle says; a short one is
+  // throttled like a password, so that it cannot be found by trying
+  if (!(right && m.token.length >= STRONG_TOKEN)) {
+    const outcome = await ctx.guard.attempt(address, METRICS_ACCOUNT, async () => (right ? true : null), { perAddress: true });
+    if (!outcome.ok) return refused(ctx, reply, address, outcome, refuse);
   }
   const text = await m.render();
   return status(reply, 200).header('Content-Type', m.contentType).send(text);
+}
+
+function refused(ctx: HttpContext, reply: FastifyReply, address: string, outcome: GuardOutcome<true> & { ok: false }, refuse: () => FastifyReply): FastifyReply {
+  // like a wrong password: a scraper with an old token would otherwise fail without a trace
+  if (outcome.throttled) {
+    ctx.log.info({ address, limit: outcome.limit }, 'metrics scrape refused: too many wrong tokens');
+    return tooManyLogins(reply, outcome);
+  }
+  ctx.log.info({ address }, 'metrics scrape refused: wrong bearer token');
+  return refuse();
 }
 
 export function registerOps(app: FastifyInstance, ctx: HttpContext): void {

@@ -49,7 +49,7 @@ export async function registerWeb(app: FastifyInstance, opts: WebOptions): Promi
   }
   await app.register(async (web) => {
     web.addHook('onSend', (_req, reply, payload, done) => {
-      reply.header('Content-Security-Policy', CSP).header('X-Content-Type-Options', 'nosniff').header('Referrer-Policy', 'same-origin');
+      reply.header('Content-Security-Policy', CSP).header('X-Frame-Options', 'DENY').header('X-Content-Type-Options', 'nosniff').header('Referrer-Policy', 'same-origin');
       done(null, payload);
     });
     await web.register(fastifyStatic, { root: dir, prefix: '/', wildcard: false, index: ['index.html'], cacheControl: false });

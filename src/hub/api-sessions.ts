@@ -2,7 +2,9 @@
  * HTTP API sessions (http-api-v2.md §3.4, product spec §3). A session is created by
  * `GET /api/cookie` (or the web sign-in), lives while it is used (sliding expiry: REF's fixed
  * expiry stalls clients), and counts as an app of every vehicle it connected to with
- * `GET /api/vehicle/<id>`. When it ends (logout, expiry, or the token it was opened with is
+ * `GET /api/vehicle/<id>`. Sessions of the web sign-in (with a CSRF token) have their own, longer
+ * idle time (`--web-session-timeout`): a dashboard left open over lunch stays signed in, while API
+ * sessions keep REF's 180 s. When it ends (logout, expiry, or the token it was opened with is
  * revoked) each of those cars is sent its new app count.
  *
  * The records live in a SessionStore (this process, or Redis for a cluster, so that a cookie made
@@ -14,9 +16,12 @@
  * These live on the node the client reached (docs/compatibility.md).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { SessionRecord, SessionStore } from './session-store.js';
+import { timeoutOf, type SessionRecord, type SessionStore, type SessionTimeouts } from './session-store.js';
 
 export type ApiSession = SessionRecord;
+
+/** Idle seconds after which a web (dashboard) session ends unless configured (`--web-session-timeout`): 7 days. */
+export const DEFAULT_WEB_SESSION_TIMEOUT = 7 * 86_400;
 
 export interface SessionOwner {
   id: number;
@@ -48,8 +53,8 @@ export class ApiSessions {
   constructor(
     private readonly hub: ApiAppRegistry,
     private readonly store: SessionStore,
-    /** Idle time after which a session ends (ms). */
-    readonly timeoutMs: number,
+    /** Idle times after which sessions end (ms), by kind; cookie-less registrations as API sessions. */
+    readonly timeouts: SessionTimeouts,
   ) {
     store.onEnded((key) => this.dropLocal(key));
   }
@@ -73,14 +78,24 @@ export class ApiSessions {
    */
   async use(id: string): Promise<ApiSession | undefined> {
     if (id.startsWith('-:')) return undefined;
-    return this.store.use(id, this.hub.now(), this.timeoutMs);
+    return this.store.use(id, this.hub.now(), this.timeouts);
+  }
+
+  /** The idle time after which the session ends (ms). */
+  timeoutOf(s: Pick<ApiSession, 'csrf'>): number {
+    return timeoutOf(s, this.timeouts);
+  }
+
+  /** The shortest idle time of any session (ms): how often the sweep must run. */
+  get shortestTimeoutMs(): number {
+    return Math.min(this.timeouts.apiMs, this.timeouts.webMs);
   }
 
   private useAnonymous(id: string): ApiSession | undefined {
     const a = this.anonymousSessions.get(id);
     if (!a) return undefined;
     const now = this.hub.now();
-    if (now - a.lastUsed > this.timeoutMs) {
+    if (now - a.lastUsed > this.timeouts.apiMs) {
       this.endLocal(id);
       return undefined;
     }
@@ -163,13 +178,13 @@ export class ApiSessions {
   }
 
   /**
-   * Ends the sessions idle for longer than the timeout (call every few seconds), and drops what
+   * Ends the sessions idle for longer than their timeout (call every few seconds), and drops what
    * this node counts of sessions that ended elsewhere without it hearing of it.
    */
   async sweep(): Promise<void> {
     const now = this.hub.now();
-    for (const [id, a] of [...this.anonymousSessions]) if (now - a.lastUsed > this.timeoutMs) this.endLocal(id);
-    for (const key of await this.store.expired(now, this.timeoutMs)) await this.endKey(key);
+    for (const [id, a] of [...this.anonymousSessions]) if (now - a.lastUsed > this.timeouts.apiMs) this.endLocal(id);
+    for (const key of await this.store.expired(now, this.timeouts)) await this.endKey(key);
     const keys = [...this.registered.keys()].filter((key) => !key.startsWith('-:'));
     if (keys.length === 0) return;
     const exist = await this.store.exist(keys);

@@ -17,6 +17,19 @@ export interface SessionRecord {
   readonly csrf?: string;
 }
 
+/**
+ * Idle times after which sessions end (ms): those of the API (`GET /api/cookie`, REF's short
+ * `--session-timeout`) and those of the web sign-in (`--web-session-timeout`), told apart by the
+ * CSRF token only web sessions have.
+ */
+export interface SessionTimeouts {
+  readonly apiMs: number;
+  readonly webMs: number;
+}
+
+/** The idle time after which this session ends. */
+export const timeoutOf = (rec: Pick<SessionRecord, 'csrf'>, timeouts: SessionTimeouts): number => (rec.csrf !== undefined ? timeouts.webMs : timeouts.apiMs);
+
 /** A session found by its owner: its key (see `SessionStore.keyOf`), not its cookie. */
 export type StoredSession = Omit<SessionRecord, 'id'> & { readonly key: string };
 
@@ -32,17 +45,17 @@ export interface SessionStore {
   put(rec: SessionRecord, now: number): Promise<void>;
   /**
    * The session of the cookie, its idle clock restarted; undefined when there is none, or when it
-   * has been idle longer than `timeoutMs` (it is then left for `expired` to end).
+   * has been idle longer than its timeout (it is then left for `expired` to end).
    */
-  use(id: string, now: number, timeoutMs: number): Promise<SessionRecord | undefined>;
+  use(id: string, now: number, timeouts: SessionTimeouts): Promise<SessionRecord | undefined>;
   /** Removes the session; true when this call removed it (the caller then ends it everywhere). */
   remove(key: string): Promise<boolean>;
   /** The keys of the sessions opened with a token. */
   byToken(tokenHash: string): Promise<string[]>;
   /** The sessions of an owner. */
   byOwner(ownerId: number): Promise<StoredSession[]>;
-  /** The keys of the sessions idle for longer than `timeoutMs`. */
-  expired(now: number, timeoutMs: number): Promise<string[]>;
+  /** The keys of the sessions idle for longer than their timeout. */
+  expired(now: number, timeouts: SessionTimeouts): Promise<string[]>;
   /** Whether each session still exists (unexpired or not). */
   exist(keys: readonly string[]): Promise<boolean[]>;
   /** Tells every node that the session ended (each drops its registrations of it). */
@@ -75,9 +88,9 @@ export class LocalSessionStore implements SessionStore {
     this.sessions.set(rec.id, { rec, lastUsed: now });
   }
 
-  async use(id: string, now: number, timeoutMs: number): Promise<SessionRecord | undefined> {
+  async use(id: string, now: number, timeouts: SessionTimeouts): Promise<SessionRecord | undefined> {
     const e = this.sessions.get(id);
-    if (!e || now - e.lastUsed > timeoutMs) return undefined;
+    if (!e || now - e.lastUsed > timeoutOf(e.rec, timeouts)) return undefined;
     e.lastUsed = now;
     return e.rec;
   }
@@ -94,8 +107,8 @@ export class LocalSessionStore implements SessionStore {
     return [...this.sessions.values()].filter((e) => e.rec.ownerId === ownerId).map(({ rec: { id, ...rest } }) => ({ ...rest, key: id }));
   }
 
-  async expired(now: number, timeoutMs: number): Promise<string[]> {
-    return [...this.sessions.values()].filter((e) => now - e.lastUsed > timeoutMs).map((e) => e.rec.id);
+  async expired(now: number, timeouts: SessionTimeouts): Promise<string[]> {
+    return [...this.sessions.values()].filter((e) => now - e.lastUsed > timeoutOf(e.rec, timeouts)).map((e) => e.rec.id);
   }
 
   async exist(ids: readonly string[]): Promise<boolean[]> {

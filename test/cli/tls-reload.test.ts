@@ -136,3 +136,16 @@ test('an expired certificate does not replace one that works', async (t) => {
   const refused = s.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'TLS certificate not reloaded: the listeners keep the one they have');
   assert.match(String(refused?.error), /cert\.pem has expired \(Jan {2}1 00:00:00 2001 GMT\): renew it, then send SIGHUP/);
 });
+
+test('a certificate not valid yet does not replace one that works', async (t) => {
+  const { cert, key } = certDir(t);
+  const s = await startTestServer({ tlsCert: cert, tlsKey: key, tlsWatchIntervalMs: 0, rateLimit: { burst: 0 } });
+  t.after(() => s.close());
+  copyFileSync(fixture('future-cert.pem'), cert);
+  copyFileSync(fixture('future-key.pem'), key);
+  assert.equal(s.server.reloadTls(), false);
+  assert.equal(await certOf(s.server.ports.https!), OLD);
+  const refused = s.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'TLS certificate not reloaded: the listeners keep the one they have');
+  assert.equal(refused?.level, 50);
+  assert.match(String(refused?.error), /cert\.pem is not valid yet \(from Jan {2}1 00:00:00 2200 GMT\): check the clock/);
+});

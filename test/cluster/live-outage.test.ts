@@ -14,8 +14,8 @@ test('a live stream during a Redis outage goes on, its failed session checks log
   const port = await freePort();
   const redis = await redisServer(port);
   t.after(() => redis.kill('SIGKILL'));
-  // a short session timeout: the stream checks its session every second
-  const c = await startCluster(t, ['a'], { redisUrl: `redis://127.0.0.1:${port}`, extra: ['--session-timeout', '3', '--log-level', 'debug'] });
+  // a short web session timeout: the stream checks its (web) session every second
+  const c = await startCluster(t, ['a'], { redisUrl: `redis://127.0.0.1:${port}`, extra: ['--web-session-timeout', '3', '--log-level', 'debug'] });
   const [a] = c.nodes as [Node];
 
   const login = await fetch(a.url('/api/session', false), {

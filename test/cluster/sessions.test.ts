@@ -104,7 +104,7 @@ test('the web sign-in on one node is the session of another; signing out there e
 
   const who = await withCookie(b, '/api/session', cookie);
   assert.equal(who.status, 200);
-  assert.deepEqual(await who.json(), { ...session, timeout: 180 });
+  assert.deepEqual(await who.json(), { ...session, timeout: 7 * 86_400 });
   assert.equal((await fetch(b.url('/api/session', false))).status, 401, 'not without the cookie');
 
   const out = await fetch(b.url('/api/session', false), { method: 'DELETE', headers: { cookie, 'x-csrf-token': session.csrf } });

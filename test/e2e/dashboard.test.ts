@@ -62,6 +62,8 @@ async function checkNotifications(page: Page, width: number): Promise<void> {
 }
 
 const SKIP = await needs(chromium);
+/** The console's results of commands that have finished (in order). */
+const FINISHED = ['ok', 'failed', 'error'].map((c) => `[data-testid="console-result"].${c}`).join(', ');
 
 test('dashboard: live, console, history and not-found pages at desktop and phone widths; a token created and revoked', { skip: SKIP }, async (t) => {
   await requireServices(chromium);
@@ -116,6 +118,13 @@ test('dashboard: live, console, history and not-found pages at desktop and phone
   // --- Live: a live update, notifications (stored and pushed) readable at every width ---
   await row.click();
   await page.getByTestId('live-soc').waitFor();
+  // the header: the owner's name for the car (its id beside it) and one state, online over v2
+  assert.equal(await page.getByTestId('vehicle-name').textContent(), 'Demo car');
+  assert.equal(await page.getByTestId('vehicle-id').textContent(), 'DEMO1');
+  const state = page.getByTestId('live-link');
+  await page.locator('[data-testid="live-link"][data-link="v2"]').waitFor({ timeout: 15_000 });
+  assert.equal(await state.textContent(), 'online · v2');
+  assert.equal(await page.title(), 'Demo car · vts');
   mod.metrics.set('v.b.soc', 42.5, mod.now());
   await page.locator('[data-testid="live-soc"][data-value="42.5"]').waitFor({ timeout: 15_000 });
   mod.notify({ type: 'alert', subtype: 'e2e.test', text: 'Vehicle alarm: the cabin was opened while the car was locked' });
@@ -159,6 +168,42 @@ test('dashboard: live, console, history and not-found pages at desktop and phone
   await notConnected.waitFor({ timeout: 15_000 });
   assert.equal(await notConnected.textContent(), 'The car is not connected.');
   await page.unroute('**/api/command/DEMO1');
+  // the placeholder suggests commands the module has: each runs and succeeds
+  const suggested = ((await input.getAttribute('placeholder')) ?? '').split(',').map((c) => c.replace('…', '').trim()).filter((c) => c !== '');
+  assert.ok(suggested.length >= 3, `suggestions: ${suggested.join(' | ')}`);
+  for (const c of suggested) {
+    const before = await page.getByTestId('console-result').count();
+    await input.fill(c);
+    await input.press('Enter');
+    const result = page.locator(FINISHED).nth(before);
+    await result.waitFor({ timeout: 15_000 });
+    assert.equal(await result.getAttribute('data-result'), '0', `the suggested command "${c}" exists and succeeds: ${await result.textContent()}`);
+  }
+  // Lock asks for the PIN in a field of its own, never in a browser dialog
+  const dialogs: string[] = [];
+  const onDialog = (d: { message(): string; dismiss(): Promise<void> }) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  };
+  page.on('dialog', onDialog);
+  const pin = page.getByTestId('action-pin');
+  const results = await page.getByTestId('console-result').count();
+  await page.getByTestId('action-lock').click();
+  assert.equal(await page.getByTestId('pin-hint').textContent(), 'Enter the vehicle PIN to lock the car.');
+  assert.equal(await pin.evaluate((el) => el === el.ownerDocument.activeElement), true, 'the PIN field has the focus');
+  assert.equal(await page.getByTestId('console-result').count(), results, 'nothing sent without a PIN');
+  await pin.fill('4711');
+  await page.getByTestId('pin-hint').waitFor({ state: 'hidden' });
+  await page.getByTestId('action-lock').click();
+  const locked = page.locator(FINISHED).nth(results);
+  await locked.waitFor({ timeout: 15_000 });
+  // sent with the PIN (the car answers; a car that is driving refuses to lock)
+  assert.match((await locked.getAttribute('data-result')) ?? '', /^[01]$/, `${await locked.textContent()}`);
+  assert.equal(await pin.inputValue(), '', 'the PIN is not kept');
+  assert.doesNotMatch((await output.textContent()) ?? '', /4711/, 'the PIN is not shown');
+  assert.match((await output.textContent()) ?? '', /# Lock \(MP command 20,••••\)/);
+  page.off('dialog', onDialog);
+  assert.deepEqual(dialogs, [], 'no browser dialog');
   assert.doesNotMatch((await output.textContent()) ?? '', /VTS_ERR|error \d{3}/, 'no error codes in the transcript');
   await shot(page, '3-console-1366');
 
@@ -167,6 +212,11 @@ test('dashboard: live, console, history and not-found pages at desktop and phone
   await mod.stop();
   await page.getByTestId('console-offline').waitFor({ timeout: 15_000 });
   for (const b of buttons) await page.locator(`[data-testid="${b}"]:disabled`).waitFor();
+  // one state in the header: offline, with no "live" beside it
+  await page.locator('[data-testid="live-link"][data-link="offline"]').waitFor({ timeout: 15_000 });
+  assert.equal(await state.textContent(), 'offline');
+  assert.doesNotMatch((await page.locator('.vehicle .conn').textContent()) ?? '', /live/i);
+  await page.locator('[data-testid="action-pin"]:disabled').waitFor();
   await page.setViewportSize(PHONE);
   await shot(page, '3-console-offline-390');
   await page.setViewportSize(DESKTOP);

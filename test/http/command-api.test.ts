@@ -184,6 +184,14 @@ test('the former "Not Yet Implemented" group runs on the vehicle: charge, lock, 
   assert.deepEqual((await call('PUT', '/api/charge/TESTCAR', '&mode=range&current=16')).body, { output: '', result: 0 });
   assert.equal((await call('PUT', '/api/charge/TESTCAR', '&mode=turbo')).status, 400);
   assert.deepEqual((await call('DELETE', '/api/charge/TESTCAR')).body, { output: '', result: 0 });
+  // `mode` and `current` set them and do not start charging (the module's MP 10, 15 and 16; README)
+  await eventually(async () => ((await call('GET', '/api/charge/TESTCAR')).body.chargestate === 'stopped' ? true : undefined), 'stopped in the stored S');
+  assert.deepEqual((await call('PUT', '/api/charge/TESTCAR', '&mode=performance')).body, { output: '', result: 0 });
+  const set = await eventually(async () => {
+    const b = (await call('GET', '/api/charge/TESTCAR')).body;
+    return b.mode === 'performance' ? b : undefined;
+  }, 'the mode in the stored S');
+  assert.equal(set.chargestate, 'stopped', 'setting the mode does not start charging');
   assert.deepEqual((await call('DELETE', '/api/lock/TESTCAR', '&pin=1234')).body, { output: '', result: 0 });
   assert.equal((await call('PUT', '/api/lock/TESTCAR')).status, 400, 'a pin is required');
   assert.deepEqual((await call('PUT', '/api/lock/TESTCAR', '&pin=1234')).body, { output: '', result: 0 });

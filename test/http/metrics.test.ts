@@ -57,6 +57,35 @@ test('/metrics wants the bearer token: 401 without it or with a wrong one, then 
   assert.equal(h.t.server.guard.failures, 3);
 });
 
+test("wrong tokens from other addresses never lock out the scraper: the throttle is per address, a long right token is always served", async (t) => {
+  // a small budget: 3 tries per address, 5 for the whole account (the default account bucket)
+  const limits = { pair: { burst: 3, perMinute: 1 }, account: { burst: 5, perMinute: 1 } };
+  const h = await httpHarness(t, { metricsToken: TOKEN, loginLimits: limits });
+  const scrape = (localAddress: string, token = TOKEN) => h.request('/metrics', { headers: { authorization: `Bearer ${token}` }, localAddress });
+  // 4 addresses send 4 wrong tokens each: each gets its 429, far more than the account's 5
+  for (const a of ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5']) {
+    const got = [];
+    for (let k = 0; k < 4; k++) got.push((await scrape(a, 'wrong-token')).status);
+    assert.deepEqual(got, [401, 401, 401, 429], a);
+  }
+  // the scraper, from an address never seen (as after a restart), and again: served
+  assert.equal((await scrape('127.0.0.9')).status, 200);
+  assert.equal((await scrape('127.0.0.9')).status, 200);
+  // the right token is served even from an address that guessed (it cannot be guessed: 29 characters)
+  assert.equal((await scrape('127.0.0.2')).status, 200);
+  assert.equal((await scrape('127.0.0.2', 'wrong-token')).status, 429);
+});
+
+test('a short metrics token is throttled like a password, per address', async (t) => {
+  const h = await httpHarness(t, { metricsToken: 'short', loginLimits: { pair: { burst: 3, perMinute: 1 }, account: { burst: 5, perMinute: 1 } } });
+  const scrape = (localAddress: string, token: string) => h.request('/metrics', { headers: { authorization: `Bearer ${token}` }, localAddress });
+  for (const a of ['127.0.0.2', '127.0.0.3']) for (let k = 0; k < 3; k++) assert.equal((await scrape(a, 'guess')).status, 401);
+  // the guesser's address is refused even with the right token: trying cannot find it
+  assert.equal((await scrape('127.0.0.2', 'short')).status, 429);
+  // another address is not
+  assert.equal((await scrape('127.0.0.9', 'short')).status, 200);
+});
+
 test('a scrape has every metric of the catalogue and the process metrics', async (t) => {
   const h = await httpHarness(t, { metricsToken: TOKEN });
   const r = await h.request('/metrics', { headers: AUTH });

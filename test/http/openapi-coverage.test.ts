@@ -308,6 +308,11 @@ test('/api/openapi.json serves the document as JSON; /api/docs is a page that re
   assert.match(String(page.headers['content-type']), /^text\/html/);
   assert.match(page.body, /data-url="\/api\/openapi\.json"/);
   assert.doesNotMatch(page.body, /https?:\/\//, 'no CDN: every file from this server');
+  // the dashboard's protection: a CSP (what Swagger UI needs, from this server only) and no framing
+  assert.equal(page.headers['x-frame-options'], 'DENY');
+  const csp = String(page.headers['content-security-policy'] ?? '');
+  for (const rule of ["default-src 'self'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"]) assert.ok(csp.split('; ').includes(rule), `${rule} in ${csp}`);
+  assert.doesNotMatch(csp, /unsafe-eval|script-src[^;]*unsafe-inline/, 'no script but the files of this server');
   const scripts = [...page.body.matchAll(/(?:src|href)="(\/api\/docs\/[^"]+)"/g)].map((m) => m[1]!);
   assert.deepEqual(scripts.sort(), ['/api/docs/init.js', '/api/docs/swagger-ui-bundle.js', '/api/docs/swagger-ui.css']);
   for (const url of scripts) {

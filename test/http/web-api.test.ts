@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { eventually } from '../mp/helpers.js';
+import { eventually, m } from '../mp/helpers.js';
 import { httpHarness, type HttpHarness } from './helpers.js';
 
 const json = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -28,13 +28,19 @@ test('web sign-in: JSON in, an HttpOnly SameSite=Strict cookie and a CSRF token 
   const body = JSON.parse(r.body) as { user: string; csrf: string; timeout: number };
   assert.equal(body.user, 'demo');
   assert.match(body.csrf, /^[A-Za-z0-9_-]{43}$/);
-  assert.equal(body.timeout, 180);
+  assert.equal(body.timeout, 7 * 86_400, 'the web session timeout (--web-session-timeout), not the API one');
   const setCookie = r.headers['set-cookie']![0]!;
   assert.match(setCookie, /^svcapisession=[0-9A-F-]{36}; Path=\/; HttpOnly; SameSite=Strict$/);
   const cookie = setCookie.split(';', 1)[0]!;
   const me = await h.request('/api/session', { headers: { cookie } });
   assert.deepEqual(JSON.parse(me.body), body);
-  assert.equal((await h.request('/api/session')).status, 401);
+  // without a session: the documented JSON 401, as with a login that is no web session
+  for (const path of ['/api/session', '/api/session?username=demo&password=demopass', '/api/session?username=demo&password=wrong']) {
+    const none = await h.request(path);
+    assert.equal(none.status, 401, path);
+    assert.equal(none.headers['content-type'], 'application/json', path);
+    assert.equal((JSON.parse(none.body) as { error: string }).error, 'VTS_ERR_AUTH', path);
+  }
   // the cookie works for the API v2 too
   assert.equal((await h.request('/api/vehicles', { headers: { cookie } })).status, 200);
   // sign-out needs the CSRF token, then the cookie is dead
@@ -42,6 +48,26 @@ test('web sign-in: JSON in, an HttpOnly SameSite=Strict cookie and a CSRF token 
   assert.equal((await h.request('/api/session', { method: 'DELETE', headers: { cookie, 'x-csrf-token': body.csrf } })).status, 204);
   assert.equal((await h.request('/api/vehicles', { headers: { cookie } })).status, 401);
   assert.ok(h.t.logs.every((l) => !l.includes('demopass') && !l.includes(body.csrf)), 'no secret in the logs');
+});
+
+test('a web session outlives --session-timeout (it has --web-session-timeout), while a GET /api/cookie session ends', async (t) => {
+  const h = await httpHarness(t, { sessionTimeout: 1, webSessionTimeout: 3600 });
+  const r = await h.request('/api/session', json({ username: 'demo', password: 'demopass' }));
+  assert.equal((JSON.parse(r.body) as { timeout: number }).timeout, 3600);
+  const web = r.headers['set-cookie']![0]!.split(';', 1)[0]!;
+  const api = (await h.login()).split(';', 1)[0]!;
+  // both count as apps of the car: it hears when one ends (asking would keep it alive)
+  const car = await h.car();
+  assert.deepEqual(await car.next(), m('Z', '0'));
+  assert.equal((await h.request('/api/vehicle/TESTCAR', { headers: { cookie: api } })).status, 200);
+  assert.deepEqual(await car.next(), m('Z', '1'));
+  assert.equal((await h.request('/api/vehicle/TESTCAR', { headers: { cookie: web } })).status, 200);
+  assert.deepEqual(await car.next(), m('Z', '2'));
+  // both idle: the API session ends after its second; the web session is alive after that
+  assert.deepEqual(await car.next(5000), m('Z', '1'));
+  assert.equal((await h.request('/api/vehicles', { headers: { cookie: api } })).status, 401);
+  assert.equal((await h.request('/api/vehicles', { headers: { cookie: web } })).status, 200);
+  assert.equal((await h.request('/api/session', { headers: { cookie: web } })).status, 200);
 });
 
 test('CSRF: a web session must send X-CSRF-Token on state-changing calls; API cookies and credentials need none', async (t) => {

@@ -92,6 +92,33 @@ test('charge start and stop, lock, valet, climate and wakeup act on the metrics'
   assert.equal(m.bool('v.e.awake'), true);
 });
 
+test('a car stopped charging by command keeps its cable and port; it never drives off plugged in', () => {
+  for (const seed of [3, 5, 8, 13]) {
+    const v = vehicle(seed);
+    const m = v.metrics;
+    assert.equal(v.chargeStart(), 'ok');
+    assert.equal(m.bool('v.c.pilot'), true, 'the cable is in');
+    assert.equal(m.bool('v.d.cp'), true, 'the port is open');
+    v.advance(v.now() + 300);
+    assert.equal(v.chargeStop(), 'ok');
+    assert.equal(m.str('v.c.state'), 'stopped');
+    assert.equal(m.bool('v.c.pilot'), true, 'stopping keeps the cable in');
+    assert.equal(m.bool('v.d.cp'), true, 'and the port open');
+    // the day goes on: whenever the car moves, the cable is out and the port closed
+    let drove = false;
+    const end = v.now() + 12 * 3600;
+    for (let t = v.now(); t < end; t += STEP_SECONDS) {
+      v.advance(t);
+      if ((m.num('v.p.speed') ?? 0) > 0 || m.bool('v.e.on')) {
+        drove = true;
+        assert.equal(m.bool('v.d.cp'), false, `seed ${seed}: driving with the charge port open at ${t}`);
+        assert.equal(m.bool('v.c.pilot'), false, `seed ${seed}: driving with the cable in at ${t}`);
+      }
+    }
+    assert.ok(drove, `seed ${seed}: the car drove after the stop`);
+  }
+});
+
 test('the route is a closed loop around home; positions follow it', () => {
   const home = { lat: 48.137154, lon: 11.576124 };
   const r = Route.around(home, new Random(5));

@@ -20,6 +20,8 @@ export interface ApiRoute {
   rights?: readonly string[];
   /** The handler authenticates by itself (the web sign-in): `principal` is a placeholder. */
   public?: boolean;
+  /** A request without a valid login is refused with JSON 401 `VTS_ERR_AUTH`, not REF's text line. */
+  jsonUnauthorized?: boolean;
   handler(call: ApiCall): Promise<unknown> | unknown;
 }
 

@@ -128,7 +128,7 @@ export async function dispatchApi(ctx: HttpContext, req: FastifyRequest, reply: 
     return route.handler({ ctx, req, reply, principal: { ownerId: 0, ownerName: '', permit: '' }, args, params });
   }
   const principal = await authenticate(ctx, req, params);
-  if (!principal) return unauthorized(reply);
+  if (!principal) return route.jsonUnauthorized ? sendJson(reply, 401, { error: 'VTS_ERR_AUTH', message: 'not signed in' }) : unauthorized(reply);
   if (isThrottled(principal)) return tooManyLogins(reply, principal);
   if (!csrfOk(req, principal.session)) {
     return sendJson(reply, 403, { error: 'VTS_ERR_CSRF', message: 'missing or wrong X-CSRF-Token' });

@@ -5,7 +5,7 @@
  *
  * | Call | MP | Parameters |
  * | --- | --- | --- |
- * | PUT /api/charge/<id> | 11 start; 10 mode, 15 current, 16 both | `mode` standard/storage/range/performance, `current` A |
+ * | PUT /api/charge/<id> | 11 start; or 10 mode, 15 current, 16 both (set, not started) | `mode` standard/storage/range/performance, `current` A |
  * | DELETE /api/charge/<id> | 12 stop | |
  * | GET /api/lock/<id>, GET /api/valet/<id> | (stored D record) | |
  * | PUT /api/lock/<id>, DELETE /api/lock/<id> | 20 lock, 22 unlock | `pin` |

@@ -125,8 +125,8 @@ export const COMMAND_PATHS: Paths = {
   '/api/charge/{vehicleId}': {
     put: action('put', {
       operationId: 'chargeStart',
-      summary: 'Start charging, or set the charge mode and current',
-      description: 'Without parameters MP 11 (start); `mode` MP 10; `current` MP 15; both MP 16.',
+      summary: 'Start charging, or (with mode or current) set the charge mode and current without starting',
+      description: 'Without parameters MP 11 (start). With `mode` (MP 10), `current` (MP 15) or both (MP 16) it sets them and does not start charging, as the module does.',
       params: [
         query('mode', 'The charge mode (also a form field).', { type: 'string', enum: ['standard', 'storage', 'range', 'performance'] }),
         query('current', 'The charge current in amperes (also a form field).', { type: 'string', pattern: '^\\d{1,3}$' }),

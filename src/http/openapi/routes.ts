@@ -2,12 +2,13 @@
  * Serves the OpenAPI document at `GET /api/openapi.json` and a page that renders it at
  * `GET /api/docs` (Swagger UI from swagger-ui-dist, served from this server: no CDN). These static
  * routes win over the `/api/*` wildcard of the API dispatcher. The files are read on first use and
- * kept; the JSON text is built once.
+ * kept; the JSON text is built once. The page and its files carry a Content-Security-Policy that
+ * Swagger UI works with and refuse to be framed, like the dashboard's.
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { sendJsonText, status } from '../reply.js';
 import { openApiJson } from './document.js';
 import { DOCS_ASSETS } from './operations.js';
@@ -33,12 +34,30 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-/** The page's own script (no inline script): Swagger UI on the document the page names. */
+/**
+ * What the documentation's files may do: scripts and calls of this server only (Swagger UI's
+ * "Try it out" calls this server), its inline styles and `data:` images (icons), no framing (no
+ * clickjacking of "Try it out" in a signed-in browser).
+ */
+export const DOCS_CSP = [
+  "default-src 'self'",
+  "img-src 'self' data:",
+  "style-src 'self' 'unsafe-inline'",
+  "script-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "frame-ancestors 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+].join('; ');
+
+/** The page's own script (no inline script): Swagger UI on the document the page names, with no outside validator. */
 const INIT = `window.addEventListener('load', function () {
   var root = document.getElementById('swagger-ui');
   window.ui = SwaggerUIBundle({
     url: root.getAttribute('data-url'),
     dom_id: '#swagger-ui',
+    validatorUrl: null,
     deepLinking: true,
     presets: [SwaggerUIBundle.presets.apis],
     layout: 'BaseLayout',
@@ -70,13 +89,18 @@ function distFile(name: string): Promise<Buffer> {
   return file;
 }
 
+/** The headers of the documentation's page and files: the CSP, no framing, no sniffing. */
+function guarded(reply: FastifyReply): FastifyReply {
+  return reply.header('Content-Security-Policy', DOCS_CSP).header('X-Frame-Options', 'DENY').header('X-Content-Type-Options', 'nosniff').header('Referrer-Policy', 'same-origin');
+}
+
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   app.get(OPENAPI_PATH, (_req, reply) => sendJsonText(reply, 200, openApiJson()));
-  app.get(DOCS_PATH, (_req, reply) => status(reply, 200).header('content-type', 'text/html; charset=utf-8').send(PAGE));
+  app.get(DOCS_PATH, (_req, reply) => guarded(status(reply, 200)).header('content-type', 'text/html; charset=utf-8').send(PAGE));
   for (const asset of DOCS_ASSETS) {
     app.get(asset.path, async (_req, reply) => {
       const body = asset.file === null ? INIT : await distFile(asset.file);
-      return status(reply, 200).header('content-type', asset.type).header('X-Content-Type-Options', 'nosniff').send(body);
+      return guarded(status(reply, 200)).header('content-type', asset.type).send(body);
     });
   }
 }

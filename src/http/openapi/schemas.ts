@@ -156,7 +156,7 @@ export const SCHEMAS: Record<string, Schema> = {
   WebSession: exact('The signed-in user and the session\'s CSRF token.', {
     user: { type: 'string' },
     csrf: { type: 'string', minLength: 1 },
-    timeout: { ...COUNT, description: 'Seconds without use after which the session ends (`--session-timeout`).' },
+    timeout: { ...COUNT, description: 'Seconds without use after which the web session ends (`--web-session-timeout`, 7 days by default).' },
   }),
   Credentials: {
     type: 'object',

@@ -4,7 +4,7 @@
  * series and trips, and push notifications. Errors are `{"error","message"}`, but for the
  * dispatcher's own (401 `Authentication failed`, 403 `Insufficient rights`, 429), which stay text.
  */
-import { apiOp, formBody, headerRef, json, jsonError, NO_LOGIN, path, query, ref, textLine, vehicleParams } from './common.js';
+import { apiOp, formBody, headerRef, json, jsonError, NO_LOGIN, path, query, ref, vehicleParams } from './common.js';
 import type { Paths, Response, Schema } from './types.js';
 
 const WEB = 'Web API';
@@ -33,7 +33,7 @@ export const WEB_PATHS: Paths = {
       summary: 'Sign in: open a web session with a CSRF token',
       description:
         'The user name and the account password (or a token with the right `session`) as JSON or a form. The session is the kind ' +
-        '`GET /api/cookie` opens (sliding expiry `--session-timeout`); its `POST`, `PUT` and `DELETE` calls need `X-CSRF-Token`.',
+        '`GET /api/cookie` opens, but with its own sliding expiry (`--web-session-timeout`, 7 days by default; `timeout` in the answer); its `POST`, `PUT` and `DELETE` calls need `X-CSRF-Token`.',
       tag: WEB,
       style: 'json',
       security: NO_LOGIN,
@@ -62,10 +62,7 @@ export const WEB_PATHS: Paths = {
       style: 'json',
       responses: {
         '200': json('The session.', ref('WebSession')),
-        '401': {
-          description: 'No login (`Authentication failed`, text), or a login that is not a web session (`username`/`password`, a `GET /api/cookie` session: `VTS_ERR_AUTH`).',
-          content: { 'text/plain': { schema: textLine('Authentication failed') }, 'application/json': { schema: jsonError(['VTS_ERR_AUTH']) } },
-        },
+        '401': err('No web session: no cookie, an ended one, or a login that is not a web session (`username`/`password`, a `GET /api/cookie` session).', ['VTS_ERR_AUTH']),
       },
     }),
     delete: apiOp('delete', {

@@ -50,7 +50,7 @@ export const live: ApiRoute = {
     const unwatch = ctx.hub.watch(id, onEvent);
     const sessionId = principal.session?.id;
     // often enough to keep even a short session alive (the stream uses it)
-    const pingMs = Math.max(1000, Math.min(PING_MS, Math.floor(ctx.sessions.timeoutMs / 3)));
+    const pingMs = Math.max(1000, Math.min(PING_MS, Math.floor((principal.session ? ctx.sessions.timeoutOf(principal.session) : ctx.sessions.timeouts.apiMs) / 3)));
     const timer = setInterval(() => {
       // the stream keeps its session alive; when the session ended (sign-out, revoked token), it ends
       if (open) res.write(': ping\n\n');

@@ -3,7 +3,8 @@
  * user name and the account password or a token (never with a cookie it happens to carry), opens a
  * session of the same kind as `GET /api/cookie`, with a CSRF token, and sets the cookie with
  * `HttpOnly; SameSite=Strict` (and `Secure` over HTTPS). `GET` says who is signed in; `DELETE`
- * signs out.
+ * signs out. A web session ends after `--web-session-timeout` without use (API sessions after
+ * `--session-timeout`).
  */
 import { hasRight } from '../../core/auth/rights.js';
 import { checkCredentials, isThrottled, sessionCookie } from '../auth.js';
@@ -21,8 +22,9 @@ export function loginThrottled(call: ApiCall, retryAfterSeconds: number) {
 
 export const notYours = (call: ApiCall) => jsonError(call, 403, 'VTS_ERR_UNKNOWN_VEHICLE', 'no such vehicle among yours');
 
+/** `timeout`: the idle seconds after which the web session ends (`--web-session-timeout`). */
 const sessionBody = (call: ApiCall, user: string, csrf: string) =>
-  sendJson(call.reply, 200, { csrf, timeout: Math.round(call.ctx.sessions.timeoutMs / 1000), user });
+  sendJson(call.reply, 200, { csrf, timeout: Math.round(call.ctx.sessions.timeouts.webMs / 1000), user });
 
 export const signIn: ApiRoute = {
   public: true,
@@ -43,7 +45,12 @@ export const signIn: ApiRoute = {
   },
 };
 
+/**
+ * Only the cookie of a web session answers (the dashboard asks at start whether it is signed in):
+ * anything else, no login included, is the documented JSON 401, not the dispatcher's text line.
+ */
 export const whoAmI: ApiRoute = {
+  jsonUnauthorized: true,
   handler(call) {
     const s = call.principal.session;
     if (!s?.csrf) return jsonError(call, 401, 'VTS_ERR_AUTH', 'not signed in');

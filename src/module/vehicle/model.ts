@@ -224,9 +224,23 @@ export class VehicleModel implements EmulatedVehicle {
       return;
     }
     if (soc < 30) this.startCharging('scheduledstart');
+    else if (this.plugged()) this.unplug();
     else this.startDriving(this.rng.int(600, 2400));
   }
 
+  /** Whether the cable is in (the pilot signal) or the charge port open: the car cannot drive off. */
+  private plugged(): boolean {
+    return this.metrics.bool('v.c.pilot') === true || this.metrics.bool('v.d.cp') === true;
+  }
+
+  /** The driver takes the cable out and closes the port; the drive begins a minute or two later. */
+  private unplug(): void {
+    this.set('v.c.pilot', false);
+    this.set('v.d.cp', false);
+    this.phaseEnds = this.time + this.rng.int(60, 180);
+  }
+
+  /** Only with the cable out and the charge port closed (`nextPhase` unplugs first). */
   private startDriving(seconds: number): void {
     this.phase = 'driving';
     this.phaseEnds = this.time + seconds;
@@ -350,6 +364,7 @@ export class VehicleModel implements EmulatedVehicle {
     }
   }
 
+  /** Charging ends (the limit, or a stop command): the cable stays in and the port open until `unplug`. */
   private finishCharging(state: 'done' | 'stopped'): void {
     this.phase = 'parked';
     this.phaseEnds = this.time + this.rng.int(600, 3600);

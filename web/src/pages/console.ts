@@ -1,7 +1,8 @@
 /**
  * Vehicle / Console: a terminal-like panel that runs console commands through
  * `POST /api/command/<id>`, with a per-vehicle command history (localStorage, last 50) and
- * buttons for the common actions (MP commands). While the car is offline (the live stream's `link`
+ * buttons for the common actions (MP commands; Lock and Unlock take the vehicle PIN from a field of
+ * their own, cleared once sent). While the car is offline (the live stream's `link`
  * events tell) the buttons and Run are disabled; errors read as sentences (error-text.ts).
  */
 import { ApiError, command } from '../api';
@@ -10,6 +11,8 @@ import type { CommandType } from '../types';
 import type { Panel, VehicleContext } from './vehicle';
 
 const HISTORY_MAX = 50;
+/** Commands the module has (module-console.md), read-only: safe to try. */
+export const PLACEHOLDER = 'stat, stat trip, metrics list v.b.soc, help …';
 /** The command's result code (OVMS: 0 ok, 1 failed, 2 unsupported, 3 unimplemented) as a sentence. */
 const RESULT_TEXT: Record<number, string> = {
   0: 'Done.',
@@ -21,7 +24,7 @@ const RESULT_TEXT: Record<number, string> = {
 interface Action {
   testid: string;
   label: string;
-  /** MP command; `{pin}` is asked for */
+  /** MP command; `{pin}` comes from the PIN field of its group */
   mp: string;
   group: string;
 }
@@ -75,7 +78,7 @@ export function consolePanel(ctx: VehicleContext): Panel {
     autocapitalize: 'none',
     spellcheck: 'false',
     'aria-label': `Command for ${ctx.id}`,
-    placeholder: 'stat, charge status, help …',
+    placeholder: PLACEHOLDER,
     'data-testid': 'console-input',
   });
   const prompt = h('label', { class: 'prompt' }, `${ctx.id}$`);
@@ -93,18 +96,41 @@ export function consolePanel(ctx: VehicleContext): Panel {
     },
   });
 
+  // the vehicle PIN for Lock and Unlock: a field of their group, not a browser prompt
+  const pinInput = h('input', {
+    type: 'password',
+    class: 'pin-input',
+    inputmode: 'numeric',
+    autocomplete: 'off',
+    maxlength: '10',
+    placeholder: 'PIN',
+    'aria-label': `Vehicle PIN of ${ctx.id} for Lock and Unlock`,
+    'aria-describedby': `pin-hint-${ctx.id.replace(/[^A-Za-z0-9_-]/g, '_')}`,
+    'data-testid': 'action-pin',
+  });
+  const pinHint = h('span', { class: 'pin-hint muted small', id: `pin-hint-${ctx.id.replace(/[^A-Za-z0-9_-]/g, '_')}`, 'data-testid': 'pin-hint', 'aria-live': 'polite' });
+  on(pinInput, { input: () => showPinHint('') });
+
+  function showPinHint(text: string): void {
+    pinHint.textContent = text;
+    pinHint.classList.toggle('error', text !== '');
+    pinInput.setAttribute('aria-invalid', text === '' ? 'false' : 'true');
+  }
+
   const groups = new Map<string, HTMLElement>();
   const actionButtons: HTMLButtonElement[] = [];
   for (const a of ACTIONS) {
     let g = groups.get(a.group);
     if (!g) {
       g = h('div', { class: 'action-group', role: 'group', 'aria-label': a.group }, h('span', { class: 'group-label' }, a.group));
+      if (a.mp.includes('{pin}')) g.append(pinInput);
       groups.set(a.group, g);
     }
     const b = on(h('button', { type: 'button', class: 'secondary', 'data-testid': a.testid }, a.label), { click: () => void runAction(a) });
     actionButtons.push(b);
     g.append(b);
   }
+  groups.get('Locks')?.append(pinHint);
 
   const el = h(
     'div',
@@ -174,7 +200,7 @@ export function consolePanel(ctx: VehicleContext): Panel {
   /** Buttons and Run follow the car's link: disabled while it is offline. */
   function showOnline(online = ctx.link?.online): void {
     const offline = online === false;
-    for (const b of [...actionButtons, runButton]) b.disabled = offline;
+    for (const b of [...actionButtons, runButton, pinInput]) b.disabled = offline;
     offlineNote.hidden = !offline;
   }
 
@@ -197,13 +223,16 @@ export function consolePanel(ctx: VehicleContext): Panel {
     let mp = a.mp;
     let shown = a.mp;
     if (mp.includes('{pin}')) {
-      const pin = window.prompt(`${a.label} ${ctx.id}: enter the vehicle PIN`);
-      if (pin === null) return;
-      if (!/^\d{1,10}$/.test(pin.trim())) {
-        entry(h('span', { class: 'cmd' }, `# ${a.label}`)).done('error', 'The PIN must be digits.');
+      const pin = pinInput.value.trim();
+      if (!/^\d{1,10}$/.test(pin)) {
+        showPinHint(pin === '' ? `Enter the vehicle PIN to ${a.label.toLowerCase()} the car.` : 'The PIN must be digits.');
+        pinInput.focus();
         return;
       }
-      mp = mp.replace('{pin}', pin.trim());
+      showPinHint('');
+      // sent once: the field does not keep the PIN
+      pinInput.value = '';
+      mp = mp.replace('{pin}', pin);
       shown = a.mp.replace('{pin}', '••••');
     }
     await run(mp, 'mp', h('span', { class: 'cmd' }, `# ${a.label} (MP command ${shown})`));

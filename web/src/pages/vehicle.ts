@@ -1,5 +1,6 @@
 /**
- * One vehicle: a header with its connection badge and the tabs Live, History, Console and
+ * One vehicle: a header with its name (the owner's name for it, else its id), one state (the
+ * car online with its link, offline, or the live updates (re)connecting) and the tabs Live, History, Console and
  * Notifications (what was pushed, and how each delivery went). The page first makes sure the
  * vehicle is one of the user's (`GET /api/overview`): an unknown vehicle, or another owner's, shows
  * "not found" and calls nothing more (no stream, no 403s polled). Then the live stream is opened
@@ -56,11 +57,18 @@ const PANELS: Record<VehicleTab, (ctx: VehicleContext) => Panel> = {
   notifications: notificationsPanel,
 };
 
-const STREAM_TEXT: Record<StreamState, string> = {
-  connecting: 'connecting…',
-  open: 'live',
-  retrying: 'live updates unavailable, retrying…',
-};
+/**
+ * The one state the header shows, from the car's link and the page's live stream: while the
+ * stream is not open the car's link is not known to be current, so that is what it says; once it
+ * is, the car's link (online with its protocol, or offline).
+ */
+function headerState(l: LiveLink | null, stream: StreamState): { text: string; title: string; state: string } {
+  if (stream === 'connecting') return { text: 'connecting…', title: 'Opening the live updates', state: 'connecting' };
+  if (stream === 'retrying') return { text: 'reconnecting…', title: 'The live updates were interrupted: the page tries again', state: 'retrying' };
+  if (!l) return { text: '…', title: '', state: 'unknown' };
+  if (!l.online || !l.link) return { text: 'offline', title: 'The car is not connected: this page updates when it connects', state: 'offline' };
+  return { text: `online · ${linkLabel(l.link, true)}`, title: `${linkTitle(l.link, true)}; this page updates live`, state: l.link };
+}
 
 type Lookup = { row: OverviewRow } | { row: null } | { error: string };
 
@@ -79,11 +87,14 @@ export function vehiclePage(routeId: string, initialTab: VehicleTab): Page {
   let ended = false;
   let checking = false;
 
-  const badge = h('span', { class: 'badge', 'data-testid': 'live-link', 'data-link': 'unknown' }, '…');
+  const badge = h('span', { class: 'badge', 'data-testid': 'live-link', 'data-link': 'unknown', role: 'status' }, 'checking…');
   const apps = h('span', { class: 'muted' });
-  const streamState = h('span', { class: 'stream-state muted', role: 'status' }, 'checking…');
-  const title = h('h1', {}, h('a', { href: '#/', class: 'back', 'aria-label': 'All vehicles' }, '‹'), ' ', routeId);
-  const conn = h('div', { class: 'conn' }, badge, apps, streamState);
+  // the owner's name for the car when it has one (the id beside it), else the id
+  const name = h('span', { 'data-testid': 'vehicle-name' }, routeId);
+  const idNote = h('span', { class: 'vehicle-id-note muted', 'data-testid': 'vehicle-id', hidden: true });
+  const title = h('h1', {}, h('a', { href: '#/', class: 'back', 'aria-label': 'All vehicles' }, '‹'), ' ', name, ' ', idNote);
+  const conn = h('div', { class: 'conn' }, badge, apps);
+  let streamNow: StreamState = 'connecting';
 
   const tabLinks = new Map<VehicleTab, HTMLAnchorElement>();
   const tabNav = h('nav', { class: 'tabs', 'aria-label': 'Vehicle views' });
@@ -101,11 +112,16 @@ export function vehiclePage(routeId: string, initialTab: VehicleTab): Page {
   let current: VehicleTab | null = null;
   let ready = false;
 
+  function showState(): void {
+    const st = headerState(ctx.link, streamNow);
+    setText(badge, st.text);
+    badge.title = st.title;
+    badge.dataset.link = st.state;
+  }
+
   function showLink(l: LiveLink): void {
     ctx.link = l;
-    setText(badge, linkLabel(l.link, l.online));
-    badge.title = linkTitle(l.link, l.online);
-    badge.dataset.link = l.online && l.link ? l.link : 'offline';
+    showState();
     setText(apps, `${l.apps} app${l.apps === 1 ? '' : 's'}${l.batches ? `, ${l.batches} batch` : ''}`);
   }
 
@@ -162,6 +178,12 @@ export function vehiclePage(routeId: string, initialTab: VehicleTab): Page {
     if (!found.row) return showNotFound();
     const row = found.row;
     ctx.id = row.id;
+    const named = row.name.trim() !== '' && row.name !== row.id;
+    setText(name, named ? row.name : row.id);
+    setText(idNote, named ? row.id : '');
+    idNote.hidden = !named;
+    page.title = named ? row.name : row.id;
+    document.title = `${page.title} · vts`;
     showLink({ online: row.online, link: row.link, apps: row.apps, batches: row.batches });
     replace(body);
     ready = true;
@@ -171,8 +193,8 @@ export function vehiclePage(routeId: string, initialTab: VehicleTab): Page {
         ctx.lastRecord = epochOf(r.time) ?? Date.now() / 1000;
       },
       state(s) {
-        setText(streamState, STREAM_TEXT[s]);
-        streamState.dataset.state = s;
+        streamNow = s;
+        showState();
       },
       refused: () => void recheck(),
     });
@@ -192,10 +214,7 @@ export function vehiclePage(routeId: string, initialTab: VehicleTab): Page {
     }
   }
 
-  showTab(initialTab);
-  void boot();
-
-  return {
+  const page: Page = {
     el,
     title: routeId,
     update(route: Route): boolean {
@@ -205,4 +224,7 @@ export function vehiclePage(routeId: string, initialTab: VehicleTab): Page {
     },
     destroy: stop,
   };
+  showTab(initialTab);
+  void boot();
+  return page;
 }
