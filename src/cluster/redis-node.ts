@@ -46,6 +46,9 @@ export interface RedisNodeOptions {
   databaseId?: string;
 }
 
+/** The `/ready` cluster check while Redis is out of reach (stable: monitors may match it). */
+export const CLUSTER_DEGRADED = 'degraded: not connected to the cluster (Redis): serving its own connections alone';
+
 export abstract class RedisNode {
   readonly nodeId: string;
   protected readonly log: Logger;
@@ -80,10 +83,13 @@ export abstract class RedisNode {
   protected readonly roles: Roles;
   protected readonly groups: RedisGroups;
 
-  /** For `/ready`: joined (connected to Redis, the other nodes' state loaded) or not. */
+  /**
+   * For `/ready`: joined (connected to Redis, the other nodes' state loaded), or degraded: the
+   * node serves its own connections alone until Redis answers again.
+   */
   health(): string {
     if (this.stopping) return 'failed: leaving the cluster';
-    return this.joined ? 'ok' : 'failed: not connected to the cluster (Redis)';
+    return this.joined ? 'ok' : CLUSTER_DEGRADED;
   }
 
   constructor(private readonly opts: RedisNodeOptions) {
