@@ -63,7 +63,6 @@ export interface LeaseOptions {
   ttlMs: number;
   /** How often a live holder renews it (ms). */
   renewMs: number;
-  nodeId: string;
   log: Logger;
 }
 

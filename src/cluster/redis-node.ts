@@ -154,7 +154,7 @@ export abstract class RedisNode {
     }
     try {
       // the node id is a lease: a second live node of the same name is refused
-      const lease = { key: this.k(`alive:${this.nodeId}`), token: this.token, ttlMs: this.deadAfterMs, renewMs: this.heartbeatMs, nodeId: this.nodeId, log: this.log };
+      const lease = { key: this.k(`alive:${this.nodeId}`), token: this.token, ttlMs: this.deadAfterMs, renewMs: this.heartbeatMs, log: this.log };
       if (!(await takeLease(cmd, lease))) {
         throw new VtsError('VTS_ERR_CLUSTER', `the node id ${this.nodeId} is in use by a running node of this cluster: give each node its own --node-id`, { whole: true });
       }
@@ -195,9 +195,9 @@ export abstract class RedisNode {
   /** A connection to Redis that does not answer: said (once per silence), then closed by its watch. */
   private hung(role: string, why: string): void {
     if (this.stopping) return;
-    const first = this.joined;
     const line = { redis: redisTarget(this.opts.url), connection: role, why };
-    if (first) this.log.warn(line, 'cluster: Redis does not answer: closing the connection and connecting again');
+    // joined until now: news; while it reconnects to a Redis still silent: not news again
+    if (this.joined) this.log.warn(line, 'cluster: Redis does not answer: closing the connection and connecting again');
     else this.log.debug(line, 'cluster: Redis still does not answer: connecting again');
   }
 
