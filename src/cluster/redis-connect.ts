@@ -103,14 +103,18 @@ export async function connectRedis(url: string, log: Logger, role: string, name 
 /**
  * Notices a connection that hangs: the server stopped answering but the TCP connection stays open
  * (a frozen Redis, a network path that drops everything), which closes nothing by itself. Every
- * `everyMs` the connection is sent a PING (a subscriber's too); one not answered within
- * `timeoutMs`, or a connection that has stayed connected but not ready that long, is closed
- * (`onHung` is told why first), and the client connects again by itself. Returns a function that
- * stops watching.
+ * `everyMs` the connection is sent a PING (a subscriber's too); when nothing at all has come back
+ * on it `timeoutMs` later (a reply, a message), or when it has stayed connected but not ready that
+ * long, it is closed (`onHung` is told why first) and the client connects again by itself. What
+ * arrived is looked at after the pending input has been read: a busy process is not taken for a
+ * silent server. Returns a function that stops watching.
  */
 export function watchConnection(redis: Redis, everyMs: number, timeoutMs: number, onHung: (why: string) => void): () => void {
-  let pinging = false;
   let waitingSince: number | null = null;
+  /** Chunks received on the current socket. */
+  let received = 0;
+  let watched: Redis['stream'] | null = null;
+  let checking: NodeJS.Timeout | null = null;
   const hung = (why: string): void => {
     waitingSince = null;
     onHung(why);
@@ -125,28 +129,29 @@ export function watchConnection(redis: Redis, everyMs: number, timeoutMs: number
       return;
     }
     waitingSince = null;
-    if (redis.status !== 'ready' || pinging) return;
-    pinging = true;
+    if (redis.status !== 'ready' || checking) return;
     const stream = redis.stream;
-    let settled = false;
-    const noAnswer = (): void => {
-      if (settled) return;
-      settled = true;
-      if (redis.stream === stream) hung(`no answer to a PING within ${timeoutMs} ms`);
-    };
-    const late = setTimeout(noAnswer, timeoutMs);
-    redis
-      .ping()
-      .then(
-        () => (settled = true),
-        // the client's own command timeout may come first
-        (err: unknown) => (err instanceof Error && err.message === 'Command timed out' ? noAnswer() : (settled = true)),
-      )
-      .finally(() => {
-        pinging = false;
-        clearTimeout(late);
-      });
+    if (stream !== watched) {
+      watched = stream;
+      received = 0;
+      stream.on('data', () => received++);
+    }
+    const before = received;
+    // its answer (or its timeout) does not matter: whether anything came back does
+    redis.ping().catch(() => undefined);
+    checking = setTimeout(
+      () =>
+        setImmediate(() => {
+          checking = null;
+          if (received === before && redis.stream === stream && redis.status === 'ready') hung(`no answer to a PING within ${timeoutMs} ms`);
+        }),
+      timeoutMs,
+    );
+    checking.unref();
   }, everyMs);
   timer.unref();
-  return () => clearInterval(timer);
+  return () => {
+    clearInterval(timer);
+    if (checking) clearTimeout(checking);
+  };
 }
