@@ -1,6 +1,7 @@
 /**
  * `GET /ready`: the store answers a read, the cluster engine (when configured) is joined, the
- * listeners are up and not closing. Checks that run at once share one run, and a store read that
+ * listeners are up and not closing. A node that lost the cluster's Redis still serves its own
+ * connections: it is ready, `degraded` (a load balancer keeps it; a monitor may alert). Checks that run at once share one run, and a store read that
  * has not settled is never doubled (on a database that does not answer, a probe every second would
  * otherwise take one pooled connection after the other). The answer is unauthenticated: it says
  * which check failed in a few fixed words; the database's own error goes to the log.
@@ -15,9 +16,14 @@ const STORE_TIMEOUT_MS = 2000;
 /** The store's error is logged at most this often (ms). */
 const LOG_EVERY_MS = 60_000;
 
-/** What `/ready` reports: each check `ok`, `off` (not configured) or why not. */
+/**
+ * What `/ready` reports: each check `ok`, `off` (not configured), `degraded: <why>` (the node
+ * serves, with less than all of its parts: the cluster's Redis is out of reach) or `failed: <why>`.
+ * Ready (HTTP 200) while no check failed; `status` is `degraded` when a check is.
+ */
 export interface Readiness {
   ready: boolean;
+  status: 'ready' | 'degraded' | 'not ready';
   checks: Record<string, string>;
 }
 
@@ -58,8 +64,10 @@ export function readinessCheck(parts: ReadinessParts, timeoutMs = STORE_TIMEOUT_
   };
   const run = async (): Promise<Readiness> => {
     const checks = { store: await storeCheck(), cluster: parts.cluster.health(), listeners: parts.listeners() };
-    const ready = Object.values(checks).every((c) => c === 'ok' || c === 'off');
-    return { ready, checks };
+    const values = Object.values(checks);
+    const ready = values.every((c) => c === 'ok' || c === 'off' || c.startsWith('degraded'));
+    const status = !ready ? 'not ready' : values.some((c) => c.startsWith('degraded')) ? 'degraded' : 'ready';
+    return { ready, status, checks };
   };
   return () => (running ??= run().finally(() => (running = null)));
 }

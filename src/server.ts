@@ -2,7 +2,9 @@
  * The composition root of `vts serve`: opens the store, builds the hub, starts the listeners and
  * the housekeeping timers, and shuts everything down in order.
  */
+import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { loginLimits, type LoginLimits } from './core/login-throttle.js';
 import { DEFAULT_TIMEOUTS, type InactivityTimeouts } from './core/mp/inactivity.js';
@@ -29,8 +31,9 @@ import { PasswordChecker } from './auth/password-checker.js';
 import { Hub, type HubOptions } from './hub/hub.js';
 import { DEFAULT_LIMITS, carShareOf, type MpContext, type MpLimits } from './mp/context.js';
 import { startMpListener, type MpListener } from './mp/listener.js';
-import { openStore } from './store/open.js';
+import { databaseFile, openStore, SQLITE_FILE_NAME } from './store/open.js';
 import { isOutage, logOutage } from './store/outage.js';
+import { refuseNewDatabase } from './cluster/shared-database.js';
 import type { Store } from './store/store.js';
 import { SERVER_VERSION } from './version.js';
 import { PushService } from './push/push-service.js';
@@ -177,6 +180,10 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   const metrics = config.metricsToken ? new ServerMetrics() : null;
   const startedAt = Date.now();
   const databaseTimeoutMs = config.databaseTimeoutMs ?? 30_000;
+  // a cluster node about to create a new SQLite database while others run is refused first
+  if (config.cluster && !config.database && !existsSync(join(config.dataDir, SQLITE_FILE_NAME))) {
+    await refuseNewDatabase(config.cluster, databaseFile(config.dataDir), () => existsSync(join(config.dataDir, SQLITE_FILE_NAME)), log);
+  }
   const store = await openStore(config.dataDir, {
     database: config.database,
     writeBehindMs: config.writeBehindMs ?? 100,

@@ -71,6 +71,8 @@ interface ServeOptions extends PushDeliveryOptions {
   cluster?: string;
   nodeId?: string;
   clusterPrefix: string;
+  clusterHeartbeat: number;
+  clusterRepair: number;
   workers?: number | 'auto';
   trustProxy?: string[];
 }
@@ -93,6 +95,15 @@ function parseChoice<T extends string>(choices: readonly T[]): (value: string) =
   return (value) => {
     if (!(choices as readonly string[]).includes(value)) throw new Error(`must be one of ${choices.join(', ')}`);
     return value as T;
+  };
+}
+
+/** A number of seconds from `min` to `max`, fractions allowed (`0.5`). */
+function parseSecondsIn(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value.trim());
+    if (!/^\d+(\.\d+)?$/.test(value.trim()) || n < min || n > max) throw new Error(`not a number of seconds from ${min} to ${max}: ${value}`);
+    return n;
   };
 }
 
@@ -277,6 +288,14 @@ export function registerServe(program: Command): void {
     default: 'vts',
     parse: parseNodeId,
   });
+  addConfigOption(cmd, '--cluster-heartbeat <s>', 'how often a node renews its lease in the cluster (gone after 5 of them) and checks that Redis answers (a connection silent for 2 is made again)', {
+    default: 2,
+    parse: parseSecondsIn(0.1, 60),
+  });
+  addConfigOption(cmd, '--cluster-repair <s>', "how often a node reads the other nodes' presence again and renews its car claims", {
+    default: 30,
+    parse: parseSecondsIn(1, 3600),
+  });
   addConfigOption(cmd, '--trust-proxy <list>', 'HTTP proxies or load balancers (addresses, networks a.b.c.d/n) whose X-Forwarded-For names the client; not capped per address', {
     parse: parseTrustedProxies,
   });
@@ -342,7 +361,9 @@ export function registerServe(program: Command): void {
       push: pushConfig(o),
       metricsToken: o.metricsToken,
       metricsOfWorkers: isWorker(),
-      cluster: o.cluster ? { url: o.cluster, nodeId: nodeName(o.nodeId), prefix: o.clusterPrefix } : undefined,
+      cluster: o.cluster
+        ? { url: o.cluster, nodeId: nodeName(o.nodeId), prefix: o.clusterPrefix, heartbeatMs: Math.round(o.clusterHeartbeat * 1000), repairMs: Math.round(o.clusterRepair * 1000) }
+        : undefined,
       mqtt: {
         port: portOrNull(o.mqttPort),
         tlsPort: portOrNull(o.mqttsPort),

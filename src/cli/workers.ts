@@ -7,8 +7,8 @@
  * replacement of a worker that served is tried again, later and later, until it serves).
  *
  * Worker n is the node `<node-id>-<n>`, whichever process runs it: a replacement keeps the name
- * of the worker it replaces, and waits for the dead one's lease to run out (after a kill -9 or a
- * crash, up to the cluster's 10 s) before it joins (`VTS_WORKER_RESTART`, src/cluster/parts.ts).
+ * of the worker it replaces, and takes the dead one's lease over at once (a process of this host
+ * that no longer runs: src/cluster/node-lease.ts).
  */
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism, hostname } from 'node:os';
@@ -58,9 +58,6 @@ const RESTART_DELAY_MS = 1000;
 /** A replacement that fails again is tried again later, up to this long after its failure. */
 const MAX_RESTART_DELAY_MS = 30_000;
 
-/** Set in the environment of a worker that replaces one that served (it waits for its lease). */
-export const RESTART_ENV = 'VTS_WORKER_RESTART';
-
 /**
  * Ends a worker whose command returned (it failed to start, or stopped): its channel to the
  * primary would keep it alive, serving nothing, and the primary would never replace it.
@@ -99,7 +96,7 @@ export function runWorkers(count: number, log: Logger): Promise<void> {
     const failures = new Map<number, number>();
 
     const fork = (index: number): void => {
-      const w = cluster.fork({ VTS_WORKER_INDEX: String(index), ...(served.has(index) ? { [RESTART_ENV]: '1' } : {}) });
+      const w = cluster.fork({ VTS_WORKER_INDEX: String(index) });
       workers.set(index, w);
       w.on('message', (m: unknown) => {
         if (typeof m !== 'object' || m === null || (m as { event?: unknown }).event !== 'listening') return;

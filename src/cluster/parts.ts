@@ -18,8 +18,13 @@ export interface ClusterConfig {
   nodeId: string;
   /** Prefix of the cluster's Redis keys and channels (`--cluster-prefix`, default `vts`). */
   prefix: string;
-  /** Lease renewal period (ms); a node is dead after five of them. Default 2000. */
+  /**
+   * Lease renewal period (ms, `--cluster-heartbeat`): a node is dead after five of them, and a
+   * Redis command or PING unanswered for two counts as a connection that hangs. Default 2000.
+   */
   heartbeatMs?: number;
+  /** Period of the presence re-read and car claim renewal (ms, `--cluster-repair`). Default 30000. */
+  repairMs?: number;
 }
 
 export interface ClusterParts {
@@ -35,9 +40,7 @@ export function clusterParts(config: ClusterConfig | undefined, log: Logger, dat
   if (!config) return { cluster: new SoloCluster(), sessions: new LocalSessionStore(), jobs: new LocalJobRecords(), redis: null };
   const heartbeatMs = config.heartbeatMs ?? 2000;
   const deadAfterMs = heartbeatMs * 5;
-  // a worker that replaces a crashed one (src/cli/workers.ts) keeps its node id: it waits for the
-  // dead process's lease to run out instead of being refused
-  const leaseWaitMs = process.env.VTS_WORKER_RESTART === '1' ? deadAfterMs + heartbeatMs : 0;
-  const redis = new RedisCluster({ url: config.url, nodeId: config.nodeId, prefix: config.prefix, log, heartbeatMs, deadAfterMs, leaseWaitMs, databaseId });
+  const timeoutMs = heartbeatMs * 2;
+  const redis = new RedisCluster({ url: config.url, nodeId: config.nodeId, prefix: config.prefix, log, heartbeatMs, deadAfterMs, timeoutMs, repairMs: config.repairMs, databaseId });
   return { cluster: redis, sessions: new RedisSessionStore(redis), jobs: new RedisJobRecords(redis), redis };
 }

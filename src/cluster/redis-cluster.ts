@@ -16,7 +16,10 @@
  * - Losing Redis (either connection: the command one, or the pub/sub one, whose messages meanwhile
  *   are lost): the node goes on serving its own connections as if alone (what the others held is
  *   forgotten, requests to them fail at once), logs it once, and joins again once both connections
- *   are back; what changed meanwhile is published then.
+ *   are back; what changed meanwhile is published then. A connection that hangs (no answer, nothing
+ *   closed) is noticed by a PING each heartbeat and closed (src/cluster/redis-connect.ts).
+ * - The node id's lease names its process (src/cluster/node-lease.ts): a dead predecessor's is taken
+ *   over at once.
  */
 import type { CommandResult, JobRequest } from '../hub/command-service.js';
 import { VtsError } from '../errors.js';

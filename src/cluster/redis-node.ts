@@ -4,7 +4,6 @@
  * Redis, the presence parts and car claims (src/cluster/presence-sync.ts, car-claims.ts) and their
  * periodic repair, and sending messages (see redis-cluster.ts for the whole picture).
  */
-import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { isVtsError, VtsError } from '../errors.js';
@@ -18,7 +17,8 @@ import { checkSharedDatabase } from './shared-database.js';
 import { RedisGroups } from './redis-groups.js';
 import { Roles } from './roles.js';
 import { encode, parseMessage, type WireMessage } from './wire.js';
-import { connectRedis, redisTarget } from './redis-connect.js';
+import { connectRedis, DEFAULT_REDIS_TIMEOUT_MS, redisTarget, watchConnection } from './redis-connect.js';
+import { leaseToken, takeLease } from './node-lease.js';
 
 export interface RedisNodeOptions {
   url: string;
@@ -35,16 +35,19 @@ export interface RedisNodeOptions {
   /** Period of the presence repair and the renewal of car claims (ms). Default 30000. */
   repairMs?: number;
   /**
-   * How long to wait for the node id's lease when another process holds it (ms; default 0:
-   * refused at once). The replacement of a crashed worker waits for the dead one's lease.
+   * A Redis command, or a connection not ready yet, that takes longer fails; a connection that
+   * does not answer a PING (sent every heartbeat) that long is closed and made again (ms). Default 4000.
    */
-  leaseWaitMs?: number;
+  timeoutMs?: number;
   /**
    * The identity of this node's database (Store.databaseId): a node whose database is not the one
    * the running nodes share is refused.
    */
   databaseId?: string;
 }
+
+/** The `/ready` cluster check while Redis is out of reach (stable: monitors may match it). */
+export const CLUSTER_DEGRADED = 'degraded: not connected to the cluster (Redis): serving its own connections alone';
 
 export abstract class RedisNode {
   readonly nodeId: string;
@@ -58,8 +61,11 @@ export abstract class RedisNode {
   protected readonly requests: PendingRequests;
   /** Nodes found gone: their late presence messages are ignored until they join again. */
   protected readonly buried = new Set<string>();
-  private readonly token = randomUUID();
+  private readonly token = leaseToken();
   private readonly heartbeatMs: number;
+  private readonly timeoutMs: number;
+  /** Stops the watches of the two connections. */
+  private readonly unwatch: (() => void)[] = [];
   private readonly deadAfterMs: number;
   protected readonly syncTimeoutMs: number;
   /** Joined and connected: messages flow. */
@@ -80,10 +86,13 @@ export abstract class RedisNode {
   protected readonly roles: Roles;
   protected readonly groups: RedisGroups;
 
-  /** For `/ready`: joined (connected to Redis, the other nodes' state loaded) or not. */
+  /**
+   * For `/ready`: joined (connected to Redis, the other nodes' state loaded), or degraded: the
+   * node serves its own connections alone until Redis answers again.
+   */
   health(): string {
     if (this.stopping) return 'failed: leaving the cluster';
-    return this.joined ? 'ok' : 'failed: not connected to the cluster (Redis)';
+    return this.joined ? 'ok' : CLUSTER_DEGRADED;
   }
 
   constructor(private readonly opts: RedisNodeOptions) {
@@ -95,6 +104,7 @@ export abstract class RedisNode {
     this.heartbeatMs = opts.heartbeatMs ?? 2000;
     this.deadAfterMs = opts.deadAfterMs ?? 10_000;
     this.syncTimeoutMs = opts.syncTimeoutMs ?? 3000;
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
     this.roles = new Roles(this.k, this.token, this.deadAfterMs, this.log);
     this.groups = new RedisGroups(this.k, this.nodeId);
     this.claims = new CarClaims(this.k, this.nodeId, this.log, {
@@ -134,37 +144,47 @@ export abstract class RedisNode {
     this.events = events;
     // named in CLIENT LIST by role, cluster and node: `vts-messages@vts:node-a`
     const name = (role: string): string => `vts-${role}@${this.k(this.nodeId)}`;
-    this.cmd = await connectRedis(this.opts.url, this.log, 'commands', name('commands'));
+    const cmd = (this.cmd = await connectRedis(this.opts.url, this.log, 'commands', name('commands'), this.timeoutMs));
+    let sub: Redis;
     try {
-      this.sub = await connectRedis(this.opts.url, this.log, 'messages', name('messages'));
+      sub = this.sub = await connectRedis(this.opts.url, this.log, 'messages', name('messages'), this.timeoutMs);
     } catch (err) {
-      this.cmd.disconnect();
+      cmd.disconnect();
       throw err;
     }
-    // the node id is a lease: a second live node of the same name is refused
-    if (!(await this.takeLease(this.cmd))) {
-      this.cmd.disconnect();
-      this.sub.disconnect();
-      throw new VtsError('VTS_ERR_CLUSTER', `the node id ${this.nodeId} is in use by a running node of this cluster: give each node its own --node-id`, { whole: true });
-    }
-    const sub = this.sub;
     try {
-      if (this.opts.databaseId !== undefined) await checkSharedDatabase(this.cmd, this.k, this.nodeId, this.opts.databaseId, this.log);
+      // the node id is a lease: a second live node of the same name is refused
+      const lease = { key: this.k(`alive:${this.nodeId}`), token: this.token, ttlMs: this.deadAfterMs, renewMs: this.heartbeatMs, log: this.log };
+      if (!(await takeLease(cmd, lease))) {
+        throw new VtsError('VTS_ERR_CLUSTER', `the node id ${this.nodeId} is in use by a running node of this cluster: give each node its own --node-id`, { whole: true });
+      }
+    } catch (err) {
+      cmd.disconnect();
+      sub.disconnect();
+      throw err;
+    }
+    try {
+      if (this.opts.databaseId !== undefined) await checkSharedDatabase(cmd, this.k, this.nodeId, this.opts.databaseId, this.log);
       sub.on('message', (channel: string, payload: string) => this.onPayload(payload));
       await this.join();
     } catch (err) {
       // refused, or Redis failed while joining: nothing of this node stays behind
-      await RELEASE_LEASE.run(this.cmd, [this.k(`alive:${this.nodeId}`)], [this.token]).catch(() => undefined);
-      this.cmd.disconnect();
+      await RELEASE_LEASE.run(cmd, [this.k(`alive:${this.nodeId}`)], [this.token]).catch(() => undefined);
+      cmd.disconnect();
       sub.disconnect();
       throw err;
     }
     // either connection lost: messages may have been missed; both back: join again
-    for (const conn of [this.cmd, sub]) {
+    for (const [conn, role] of [
+      [cmd, 'commands'],
+      [sub, 'messages'],
+    ] as const) {
       conn.on('close', () => this.lost());
       conn.on('ready', () => void this.rejoin());
+      // a connection that hangs closes nothing by itself: it is closed (then lost, made again)
+      this.unwatch.push(watchConnection(conn, this.heartbeatMs, this.timeoutMs, (why) => this.hung(role, why)));
     }
-    if (this.cmd.status !== 'ready' || sub.status !== 'ready') this.lost();
+    if (cmd.status !== 'ready' || sub.status !== 'ready') this.lost();
     this.timer = setInterval(() => void this.tick(), this.heartbeatMs);
     this.timer.unref();
     this.repairTimer = setInterval(() => void this.repair(), this.opts.repairMs ?? 30_000);
@@ -172,18 +192,13 @@ export abstract class RedisNode {
     this.log.info({ redis: redisTarget(this.opts.url), nodes: this.othersAtJoin + 1 }, 'joined the cluster');
   }
 
-  /** Takes this node id's lease; waits up to `leaseWaitMs` for a previous holder's to run out. */
-  private async takeLease(cmd: Redis): Promise<boolean> {
-    const take = async (): Promise<boolean> => (await cmd.set(this.k(`alive:${this.nodeId}`), this.token, 'PX', this.deadAfterMs, 'NX')) !== null;
-    if (await take()) return true;
-    const deadline = Date.now() + (this.opts.leaseWaitMs ?? 0);
-    if (Date.now() >= deadline) return false;
-    this.log.info('cluster: the node id is still held by the process this one replaces: waiting for its lease to run out');
-    while (Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 250));
-      if (await take()) return true;
-    }
-    return false;
+  /** A connection to Redis that does not answer: said (once per silence), then closed by its watch. */
+  private hung(role: string, why: string): void {
+    if (this.stopping) return;
+    const line = { redis: redisTarget(this.opts.url), connection: role, why };
+    // joined until now: news; while it reconnects to a Redis still silent: not news again
+    if (this.joined) this.log.warn(line, 'cluster: Redis does not answer: closing the connection and connecting again');
+    else this.log.debug(line, 'cluster: Redis still does not answer: connecting again');
   }
 
   /**
@@ -271,7 +286,10 @@ export abstract class RedisNode {
       const alive = await Promise.all(nodes.map((n) => this.cmd!.exists(this.k(`alive:${n}`))));
       for (let i = 0; i < nodes.length; i++) if (!alive[i]) await this.bury(nodes[i]!);
     } catch (err) {
-      this.log.debug({ err: errText(err) }, 'cluster: heartbeat failed');
+      // while joined it is news: the lease runs out unless a heartbeat passes (a connection that
+      // hangs is closed by its watch)
+      if (this.joined) this.log.warn({ err: errText(err) }, 'cluster: heartbeat failed (tried again on the next one)');
+      else this.log.debug({ err: errText(err) }, 'cluster: heartbeat failed');
     }
   }
 
@@ -385,6 +403,7 @@ export abstract class RedisNode {
     this.stopping = true;
     if (this.timer) clearInterval(this.timer);
     if (this.repairTimer) clearInterval(this.repairTimer);
+    for (const stop of this.unwatch) stop();
     this.requests.failAll(undefined, 'this node is shutting down');
     const cmd = this.cmd;
     await this.roles.leave(cmd && this.joined ? cmd : null);

@@ -114,6 +114,11 @@ export const RELEASE_LEASE = script(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 0`);
 
+/** KEYS: a lease. ARGV: the value found, the new token, ttl ms. Takes the lease over if it still holds that value: 1, else 0. */
+export const TAKE_OVER_LEASE = script(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 end
+return 0`);
+
 /**
  * KEYS: the cluster's database key. ARGV: this node's database id. 1 when the database is the
  * cluster's (recorded now if the cluster had none), else the id the cluster has.

@@ -61,7 +61,7 @@ export function registerOps(app: FastifyInstance, ctx: HttpContext): void {
   );
   app.get('/ready', async (_req, reply) => {
     const r = await ops.readiness();
-    return sendJson(reply, r.ready ? 200 : 503, { status: r.ready ? 'ready' : 'not ready', checks: r.checks });
+    return sendJson(reply, r.ready ? 200 : 503, { status: r.status, checks: r.checks });
   });
   const m = ops.metrics;
   if (m) app.get('/metrics', (req, reply) => metrics(ctx, m, req, reply));

@@ -128,7 +128,10 @@ export interface Cluster {
   lead(role: string, onChange: (leading: boolean) => void): () => void;
   /** Leaves the cluster (what this node holds is dropped from it). */
   stop(): Promise<void>;
-  /** For `/ready`: `ok` (connected, messages flow), `off` (a single node), or why not, in a few words. */
+  /**
+   * For `/ready`: `ok` (connected, messages flow), `off` (a single node), `degraded: <why>` (out of
+   * the cluster for now, serving its own connections) or `failed: <why>`, in a few words.
+   */
   health(): string;
 }
 

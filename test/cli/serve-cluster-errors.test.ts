@@ -6,7 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { openStore } from '../../src/store/open.js';
 import { listening, serveProcess } from './serve-process.js';
 import { hasStack, plainLines, spawnVts, tempFolder, type Exited } from './spawn-helpers.js';
 import { needs, redis, requireServices } from '../support/services.js';
@@ -99,11 +102,20 @@ test('a node whose database is not the one the running nodes share is refused; o
   const first = serveProcess(['--data-dir', tempFolder(t), ...OFF, ...cluster, '--node-id', 'a']);
   t.after(() => first.child.kill('SIGKILL'));
   await listening(first);
+  // a data dir with another database
   const other = tempFolder(t);
+  await (await openStore(other)).close();
   assertFailed(
     await spawnVts(['serve', '--data-dir', other, ...OFF, ...cluster, '--node-id', 'b']),
     /^vts: this node's database \(id [0-9a-f]{32}\) is not the one the running nodes of the cluster share \(id [0-9a-f]{32}\): give every node the same --database \(VTS_ERR_CLUSTER\)$/,
   );
+  // a data dir without a database (a forgotten --database): refused before anything is created
+  const empty = join(tempFolder(t), 'data');
+  assertFailed(
+    await spawnVts(['serve', '--data-dir', empty, ...OFF, ...cluster, '--node-id', 'c']),
+    new RegExp(`^vts: this node would create a new database \\(${empty.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/vts\\.sqlite\\), not the one the running nodes of the cluster share \\(id [0-9a-f]{32}\\): give every node the same --database \\(VTS_ERR_CLUSTER\\)$`),
+  );
+  assert.equal(existsSync(empty), false, 'no data dir, no database file');
   // the refused node left no lease behind: with the first stopped, it joins under its id at once
   first.child.kill('SIGTERM');
   await first.exit;

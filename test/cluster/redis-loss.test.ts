@@ -1,6 +1,6 @@
 /**
  * A node that loses Redis keeps serving its own connections (a car and an app on it go on as on a
- * single node), says so once in its log, and joins the cluster again when Redis returns: then the
+ * single node; `/ready` stays 200, "degraded"), says so once in its log, and joins the cluster again when Redis returns: then the
  * car's messages reach an app on another node again. Runs its own Redis, on a free port.
  */
 import { test } from 'node:test';
@@ -27,6 +27,14 @@ test('a node that loses Redis serves its own connections, and joins again when R
 
   redis.kill('SIGKILL');
   await eventually(() => (a.logged('cluster: lost Redis: this node goes on serving its own connections and joins again when Redis returns') ? true : undefined), 'node A to notice');
+
+  // still in service for a load balancer: ready, its cluster check degraded
+  const ready = await fetch(a.url('/ready', false));
+  assert.equal(ready.status, 200);
+  assert.deepEqual(await ready.json(), {
+    checks: { cluster: 'degraded: not connected to the cluster (Redis): serving its own connections alone', listeners: 'ok', store: 'ok' },
+    status: 'degraded',
+  });
 
   // A goes on alone: its car and app, its HTTP API
   car.send('D', '4,5,6');

@@ -64,11 +64,17 @@ export const OPERATIONS_PATHS: Paths = {
     get: {
       operationId: 'ready',
       summary: 'Readiness: the store, the cluster membership and the listeners',
-      description: 'For a load balancer: take the node out of service while it answers 503.',
+      description:
+        'For a load balancer: take the node out of service while it answers 503. A cluster node whose Redis is out of reach ' +
+        'still serves its own connections: 200 with `status` `degraded` and the cluster check `degraded: …` (for monitors to alert on, ' +
+        'not a reason to take the node out).',
       tags: [OPS],
       security: NO_LOGIN,
       responses: {
-        '200': json('Ready: every check `ok` or `off`.', { allOf: [ref('Ready')], properties: { status: { const: 'ready' } } }),
+        '200': json('Ready: every check `ok`, `off` or `degraded: …` (then `status` is `degraded`).', {
+          allOf: [ref('Ready')],
+          properties: { status: { enum: ['ready', 'degraded'] } },
+        }),
         '503': json('Not ready: the checks that failed say why.', { allOf: [ref('Ready')], properties: { status: { const: 'not ready' } } }),
       },
     },

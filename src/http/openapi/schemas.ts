@@ -32,8 +32,10 @@ const POSITION: Schema = {
 };
 const CHECK: Schema = {
   type: 'string',
-  description: '`ok`, `off` (not configured: the cluster of a single node) or a short reason (`failed: database is closed`).',
-  examples: ['ok', 'off', 'failed: database is closed'],
+  description:
+    '`ok`, `off` (not configured: the cluster of a single node), `degraded: <why>` (the node serves, but without a part: ' +
+    "the cluster's Redis is out of reach and the node serves its own connections alone) or `failed: <why>` (`failed: database is closed`).",
+  examples: ['ok', 'off', 'degraded: not connected to the cluster (Redis): serving its own connections alone', 'failed: database is closed'],
 };
 
 export const SCHEMAS: Record<string, Schema> = {
@@ -265,7 +267,7 @@ export const SCHEMAS: Record<string, Schema> = {
     uptimeSeconds: { type: 'integer', minimum: 0 },
   }),
   Ready: exact('Whether this node serves: its store, its cluster membership and its listeners.', {
-    status: { type: 'string', enum: ['ready', 'not ready'] },
+    status: { type: 'string', enum: ['ready', 'degraded', 'not ready'], description: '`degraded` when a check is (still ready: HTTP 200).' },
     checks: exact('One value per check.', { store: CHECK, cluster: CHECK, listeners: CHECK }),
   }),
 };
