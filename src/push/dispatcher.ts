@@ -28,6 +28,11 @@ export interface DispatcherOptions {
   receiptDelaySeconds: number;
   /** How often each loop looks for due deliveries (ms; new notifications wake it at once). */
   pollMs: number;
+  /**
+   * How long a stop lets the attempts in flight end and be recorded (ms) before it aborts the
+   * rest (tried again after the restart: sent twice if the service got them).
+   */
+  stopWaitMs: number;
 }
 
 export const DEFAULT_DISPATCHER_OPTIONS: Omit<DispatcherOptions, 'claimer'> = {
@@ -38,6 +43,8 @@ export const DEFAULT_DISPATCHER_OPTIONS: Omit<DispatcherOptions, 'claimer'> = {
   giveUpSeconds: 6 * 3600,
   receiptDelaySeconds: 60,
   pollMs: 1000,
+  // within the 4.5 s `vts serve` gives its whole shutdown
+  stopWaitMs: 2500,
 };
 
 /** How many deliveries one claim takes at most (a provider's batches are cut from them). */
@@ -249,12 +256,20 @@ class ChannelLoop {
   }
 
   /**
-   * Stops claiming and sending, aborts what is in flight and waits until its outcomes are
-   * recorded. Deliveries claimed ahead stay claimed: the dispatcher lets them go.
+   * Stops claiming and sending, lets what is in flight end for `stopWaitMs` at most (aborted
+   * after that) and waits until its outcomes are recorded. Deliveries claimed ahead stay
+   * claimed: the dispatcher lets them go.
    */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const a of this.aborts) a.abort();
+    let timer: NodeJS.Timeout | undefined;
+    const ended = Promise.allSettled([...this.running]).then(() => true);
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), this.o.stopWaitMs)));
+    if (!(await Promise.race([ended, late]))) {
+      this.log.warn({ channel: this.provider.channel, inFlight: this.inFlight }, 'push: attempts still in flight at the stop were cut off (tried again after the restart)');
+      for (const a of this.aborts) a.abort();
+    }
+    clearTimeout(timer);
     await Promise.allSettled([...this.running, this.claiming]);
     this.record();
     await Promise.allSettled([...this.recording]);
