@@ -8,7 +8,7 @@
  */
 import type { Logger } from 'pino';
 import type { Channel } from '../core/push/channels.js';
-import type { AttemptOutcome, DeliveryItem, PushStore } from '../store/push-store.js';
+import type { AttemptOutcome, DeliveryItem, FinishedAttempt, PushStore } from '../store/push-store.js';
 import type { PushProvider, SendResult } from './provider.js';
 
 export interface DispatcherOptions {
@@ -68,6 +68,9 @@ const MAX_ROUNDS_AHEAD = 8;
  * cost more than the statements in it. The claim holds the delivery meanwhile.
  */
 const RECORD_DELAY_MS = 20;
+/** Tries of recording outcomes when the database fails, the first wait between them (ms; doubling). */
+const RECORD_TRIES = 4;
+const RECORD_RETRY_MS = 250;
 
 /** The outcome of a result: the retry policy. Pure: `now` in epoch seconds. */
 export function outcomeOf(item: DeliveryItem, result: SendResult, now: number, o: Omit<DispatcherOptions, 'claimer'>): AttemptOutcome {
@@ -240,19 +243,34 @@ class ChannelLoop {
     const list = this.outcomes;
     this.outcomes = [];
     if (list.length === 0) return;
-    const channel = this.provider.channel;
     const attempts = list.map(({ item, outcome }) => ({ id: item.id, outcome }));
-    // the claim is still held until this commits: nobody sends the delivery again meanwhile
-    const done = this.store.finishAttempts(this.o.claimer, this.seconds(), attempts).then(
-      (held) => {
+    const tracked = this.recordWithRetries(this.seconds(), attempts).finally(() => this.recording.delete(tracked));
+    this.recording.add(tracked);
+  }
+
+  /**
+   * Records `attempts`, tried again a few times when the database fails: the claims are still
+   * held until this commits (and stay ours after their leases run out until another node claims
+   * them), so nobody sends the deliveries again meanwhile; given up, they are sent again.
+   */
+  private async recordWithRetries(time: number, attempts: FinishedAttempt[]): Promise<void> {
+    const channel = this.provider.channel;
+    for (let k = 1; ; k++) {
+      try {
+        const held = await this.store.finishAttempts(this.o.claimer, time, attempts);
         held.forEach((h, i) => {
           if (!h) this.log.warn({ channel, delivery: attempts[i]!.id }, 'push: the claim of a delivery expired before its attempt ended (another node may send it again)');
         });
-      },
-      (err: unknown) => this.log.error({ err, channel, deliveries: attempts.length }, 'push: recording attempts failed (the deliveries are tried again when their claims expire)'),
-    );
-    const tracked = done.finally(() => this.recording.delete(tracked));
-    this.recording.add(tracked);
+        return;
+      } catch (err) {
+        if (k >= RECORD_TRIES) {
+          this.log.error({ err, channel, deliveries: attempts.length }, 'push: recording attempts failed (the deliveries are tried again when their claims expire)');
+          return;
+        }
+        this.log.warn({ err, channel, deliveries: attempts.length }, 'push: recording attempts failed: trying again');
+        await new Promise((r) => setTimeout(r, RECORD_RETRY_MS * 2 ** (k - 1)));
+      }
+    }
   }
 
   /**
