@@ -56,7 +56,7 @@ export interface ProviderDeps {
   now: () => number;
   /**
    * Extra trusted CA certificates (PEM) for TLS endpoints: APNs (HTTP/2) and SMTP take them; the
-   * HTTP/1.1 providers (FCM and Expo on src/push/providers/http-post.ts, webhook and ntfy on fetch) trust NODE_EXTRA_CA_CERTS instead.
+   * HTTP/1.1 providers (FCM, Expo, webhook and ntfy on src/push/providers/http-post.ts) trust NODE_EXTRA_CA_CERTS instead.
    */
   ca?: string;
 }

@@ -14,7 +14,7 @@ const ALERTS_PER_CAR = 100;
 test('two nodes record a burst of deliveries to shared targets: no deadlock, no duplicate', { skip: skipCluster, timeout: 120_000 }, async (t) => {
   const receiver = await HttpReceiver.start();
   t.after(() => receiver.close());
-  const c = await startCluster(t, ['a', 'b'], { extra: ['--push-limit', '0/0'] });
+  const c = await startCluster(t, ['a', 'b'], { extra: ['--push-limit', '0/0', '--webhook-allow', '127.0.0.1'] });
   // a car on each node, both of the owner of the targets: each node adds (and kicks) its own notifications
   await c.store.addVehicle({ id: 'CLCAR2', ownerId: c.ownerId, name: 'second car', carPassword: CARPASS });
   for (let k = 0; k < TARGETS; k++) await c.store.push.addTarget(c.ownerId, 'webhook', `${receiver.url}/hook${k}`, '', 0);

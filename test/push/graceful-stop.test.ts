@@ -26,7 +26,7 @@ test('SIGTERM during a burst of deliveries, then a new start: no notification re
     await schema?.drop();
     rmSync(dir, { recursive: true, force: true });
   });
-  const dbArgs = ['--data-dir', dir, ...(schema ? ['--database', schema.url] : []), '--push-limit', '0/0'];
+  const dbArgs = ['--data-dir', dir, ...(schema ? ['--database', schema.url] : []), '--push-limit', '0/0', '--webhook-allow', '127.0.0.1'];
 
   // a webhook endpoint that counts each (target, notification) as the request comes in and answers a little later
   const seen = new Map<string, number>();
