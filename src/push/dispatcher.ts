@@ -4,11 +4,14 @@
  * channel has its own loop and its own slots, so a provider that is slow or down holds up only
  * its own deliveries. The retry policy lives here: exponential back-off from `retryFirstSeconds`
  * (doubling, at most `retryMaxSeconds`, at least what `Retry-After` asked), and giving up once
- * the next try would come more than `giveUpSeconds` after the notification was raised.
+ * the next try would come more than `giveUpSeconds` after the notification was raised. A service
+ * that asks to slow down (429, 503) gets nothing more for a while, its other deliveries put off
+ * unsent (src/push/endpoint-holds.ts): the whole channel, or one target's server.
  */
 import type { Logger } from 'pino';
 import type { Channel } from '../core/push/channels.js';
 import type { AttemptOutcome, DeliveryItem, FinishedAttempt, PushStore } from '../store/push-store.js';
+import { EndpointHolds } from './endpoint-holds.js';
 import type { PushProvider, SendResult } from './provider.js';
 
 export interface DispatcherOptions {
@@ -115,6 +118,11 @@ class ChannelLoop {
   private readonly recording = new Set<Promise<void>>();
   /** Requests in flight allowed now (the concurrency, less while the server is busy: `pace`). */
   private limit: number;
+  /**
+   * Endpoints that asked to slow down. Without the provider's `endpointOf`, the one endpoint ''
+   * holds the whole channel (and its claims too).
+   */
+  private readonly held: EndpointHolds;
 
   constructor(
     private readonly provider: PushProvider,
@@ -124,6 +132,7 @@ class ChannelLoop {
     private readonly seconds: () => number,
   ) {
     this.limit = this.most;
+    this.held = new EndpointHolds(o.retryMaxSeconds);
   }
 
   /** Requests in flight at full pace: the dispatcher's concurrency, or the provider's if lower. */
@@ -160,11 +169,28 @@ class ChannelLoop {
     return this.queue.length > 0;
   }
 
+  private endpointOf(item: DeliveryItem): string {
+    return this.provider.endpointOf?.(item) ?? '';
+  }
+
+  /** Whether the channel's one service asked to wait: nothing is claimed meanwhile. */
+  private get channelHeld(): boolean {
+    return this.provider.endpointOf === undefined && this.held.until('', this.seconds()) > 0;
+  }
+
+  /** `endpoint` asked to slow down: nothing goes to it for a while (EndpointHolds), then the loop looks again. */
+  private slowDown(endpoint: string, retryAfter: number | undefined): void {
+    const wait = this.held.ask(endpoint, this.seconds(), retryAfter);
+    if (wait === null) return;
+    this.log.info({ channel: this.provider.channel, ...(endpoint !== '' ? { endpoint } : {}), seconds: wait }, 'push: a service asked to slow down: nothing is sent to it meanwhile');
+    setTimeout(() => this.pump(), wait * 1000 + 50).unref();
+  }
+
   /** Sends what was claimed while slots are free, and claims more when less than a round is left. */
   pump(): void {
     if (this.stopped) return;
     this.sendQueued();
-    if (this.queue.length >= this.round) return;
+    if (this.queue.length >= this.round || this.channelHeld) return;
     if (this.claiming) {
       this.again = true;
       return;
@@ -174,6 +200,16 @@ class ChannelLoop {
 
   private sendQueued(): void {
     const now = this.seconds();
+    if (this.held.any) {
+      // what goes to an endpoint that asked to wait is not sent: tried again after the wait
+      const keep: typeof this.queue = [];
+      for (const q of this.queue) {
+        const until = this.held.until(this.endpointOf(q.item), now);
+        if (until === 0) keep.push(q);
+        else this.finish(q.item, { kind: 'temporary', detail: 'not sent: the service asked to slow down', retryAfter: until - now }, 'debug');
+      }
+      this.queue = keep;
+    }
     while (this.inFlight < this.limit && this.queue.length > 0 && !this.stopped) {
       const batch = this.queue.splice(0, this.provider.batchSize);
       // a claim that would run out during the attempt (the pace slowed after it was made) is
@@ -191,7 +227,7 @@ class ChannelLoop {
         this.again = false;
         const ahead = this.ahead;
         const max = ahead - this.queue.length;
-        if (max <= 0 || this.stopped) return;
+        if (max <= 0 || this.stopped || this.channelHeld) return;
         const now = this.seconds();
         // the claim outlives the wait in the queue (an attempt of each slot for every round ahead
         // of it), its own attempt (the timeout) and the recording of its outcome
@@ -231,9 +267,12 @@ class ChannelLoop {
   }
 
   /** The outcome of an attempt, recorded with the others that come within RECORD_DELAY_MS. */
-  private finish(item: DeliveryItem, result: SendResult): void {
-    const outcome = outcomeOf(item, result, this.seconds(), this.o);
-    const level = outcome.state === 'delivered' || outcome.state === 'receipt' ? 'debug' : 'info';
+  private finish(item: DeliveryItem, result: SendResult, quiet?: 'debug'): void {
+    const now = this.seconds();
+    if (result.kind === 'temporary' && result.slowDown) this.slowDown(this.endpointOf(item), result.retryAfter);
+    else if (result.kind === 'delivered' || result.kind === 'accepted') this.held.answered(this.endpointOf(item), now);
+    const outcome = outcomeOf(item, result, now, this.o);
+    const level = quiet ?? (outcome.state === 'delivered' || outcome.state === 'receipt' ? 'debug' : 'info');
     this.log[level]({ channel: this.provider.channel, vehicle: item.vehicleId, delivery: item.id, state: outcome.state, detail: outcome.detail }, 'push: attempt');
     if (this.outcomes.push({ item, outcome }) === 1) this.recordTimer = setTimeout(() => this.record(), this.recordDelay);
   }

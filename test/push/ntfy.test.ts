@@ -91,7 +91,7 @@ test('answers as for webhooks (status classes)', async () => {
   const results = [];
   for (let i = 0; i < 3; i++) results.push(...(await provider.send([item({ address: `${rx.url}/limited` })], signal)));
   assert.deepEqual(results, [
-    { kind: 'temporary', detail: 'HTTP 4xx', retryAfter: 12 },
+    { kind: 'temporary', detail: 'HTTP 4xx', retryAfter: 12, slowDown: true },
     { kind: 'permanent', detail: 'HTTP 4xx' },
     { kind: 'temporary', detail: 'HTTP 5xx' },
   ]);

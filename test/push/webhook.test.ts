@@ -91,8 +91,8 @@ test('answers: 2xx delivered, 429/5xx temporary with Retry-After, other statuses
   for (let i = 0; i < 6; i++) results.push(...(await provider.send([item({ address: `${rx.url}/answers` })], signal)));
   assert.deepEqual(results, [
     { kind: 'delivered', detail: 'delivered (HTTP 2xx)' },
-    { kind: 'temporary', detail: 'HTTP 5xx', retryAfter: 7 },
-    { kind: 'temporary', detail: 'HTTP 4xx', retryAfter: 90 },
+    { kind: 'temporary', detail: 'HTTP 5xx', retryAfter: 7, slowDown: true },
+    { kind: 'temporary', detail: 'HTTP 4xx', retryAfter: 90, slowDown: true },
     { kind: 'temporary', detail: 'HTTP 5xx' },
     { kind: 'permanent', detail: 'HTTP 4xx' },
     { kind: 'permanent', detail: 'HTTP 4xx' },

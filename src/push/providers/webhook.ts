@@ -161,6 +161,11 @@ export function targetProvider(
   const http = httpPoster(MAX_ANSWER, { lookup: guardedLookup(policy) });
   return {
     channel,
+    // each target's server is an endpoint of its own: one that asks to slow down holds up no other
+    endpointOf: (item) => {
+      const t = targetUrl(item.address);
+      return t.ok ? new URL(t.url).origin : '';
+    },
     description: settings.allow?.length ? `on (per user targets; local addresses allowed: ${settings.allow.join(',')})` : 'on (per user targets; public addresses only)',
     batchSize: 1,
     async send(items, signal) {
