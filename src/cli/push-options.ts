@@ -8,6 +8,7 @@ import { VtsError } from '../errors.js';
 import type { PushProviderConfig } from '../push/providers.js';
 import { DEFAULT_PUSH_LIMIT, type PushConfig } from '../push/push-config.js';
 import { DEFAULT_DISPATCHER_OPTIONS as D } from '../push/dispatcher.js';
+import { parseAllowList } from '../push/providers/address-policy.js';
 
 /** The providers' options: the same names as the settings they give (src/push/providers.ts). */
 export type PushProviderOptions = PushProviderConfig;
@@ -25,6 +26,7 @@ const PROVIDER_KEYS = [
   'expoAccessToken',
   'smtpUrl',
   'mailFrom',
+  'webhookAllow',
 ] as const satisfies readonly (keyof PushProviderConfig)[];
 
 export interface PushDeliveryOptions extends PushProviderOptions {
@@ -59,6 +61,12 @@ export function addPushProviderOptions(cmd: Command): Command {
   addConfigOption(cmd, '--expo-access-token <token>', 'Expo access token (turns Expo on, at https://exp.host unless --expo-url)');
   addConfigOption(cmd, '--smtp-url <url>', 'e-mail notifications through this server: smtp://user:password@host:587 or smtps://…:465 (turns mail on)');
   addConfigOption(cmd, '--mail-from <address>', 'sender of e-mail notifications (default vts@<host name>)');
+  addConfigOption(
+    cmd,
+    '--webhook-allow <list>',
+    "local or private addresses the users' webhook and ntfy targets may reach (refused by default): comma-separated addresses and networks (192.168.1.0/24,fd00::/8), or private (all)",
+    { parse: parseAllowList },
+  );
   return cmd;
 }
 

@@ -4,12 +4,15 @@
  * channel has its own loop and its own slots, so a provider that is slow or down holds up only
  * its own deliveries. The retry policy lives here: exponential back-off from `retryFirstSeconds`
  * (doubling, at most `retryMaxSeconds`, at least what `Retry-After` asked), and giving up once
- * the next try would come more than `giveUpSeconds` after the notification was raised.
+ * the next try would come more than `giveUpSeconds` after the notification was raised. A service
+ * that asks to slow down (429, 503) gets nothing more for a while, its other deliveries put off
+ * unsent (src/push/endpoint-holds.ts): the whole channel, or one target's server.
  */
 import type { Logger } from 'pino';
 import type { Channel } from '../core/push/channels.js';
 import { isOutage } from '../store/outage.js';
-import type { AttemptOutcome, DeliveryItem, PushStore } from '../store/push-store.js';
+import type { AttemptOutcome, DeliveryItem, FinishedAttempt, PushStore } from '../store/push-store.js';
+import { EndpointHolds } from './endpoint-holds.js';
 import type { PushProvider, SendResult } from './provider.js';
 
 export interface DispatcherOptions {
@@ -29,6 +32,11 @@ export interface DispatcherOptions {
   receiptDelaySeconds: number;
   /** How often each loop looks for due deliveries (ms; new notifications wake it at once). */
   pollMs: number;
+  /**
+   * How long a stop lets the attempts in flight end and be recorded (ms) before it aborts the
+   * rest (tried again after the restart: sent twice if the service got them).
+   */
+  stopWaitMs: number;
 }
 
 export const DEFAULT_DISPATCHER_OPTIONS: Omit<DispatcherOptions, 'claimer'> = {
@@ -39,6 +47,8 @@ export const DEFAULT_DISPATCHER_OPTIONS: Omit<DispatcherOptions, 'claimer'> = {
   giveUpSeconds: 6 * 3600,
   receiptDelaySeconds: 60,
   pollMs: 1000,
+  // within the 4.5 s `vts serve` gives its whole shutdown
+  stopWaitMs: 2500,
 };
 
 /** How many deliveries one claim takes at most (a provider's batches are cut from them). */
@@ -62,6 +72,9 @@ const MAX_ROUNDS_AHEAD = 8;
  * cost more than the statements in it. The claim holds the delivery meanwhile.
  */
 const RECORD_DELAY_MS = 20;
+/** Tries of recording outcomes when the database fails, the first wait between them (ms; doubling). */
+const RECORD_TRIES = 4;
+const RECORD_RETRY_MS = 250;
 
 /** The outcome of a result: the retry policy. Pure: `now` in epoch seconds. */
 export function outcomeOf(item: DeliveryItem, result: SendResult, now: number, o: Omit<DispatcherOptions, 'claimer'>): AttemptOutcome {
@@ -106,6 +119,11 @@ class ChannelLoop {
   private readonly recording = new Set<Promise<void>>();
   /** Requests in flight allowed now (the concurrency, less while the server is busy: `pace`). */
   private limit: number;
+  /**
+   * Endpoints that asked to slow down. Without the provider's `endpointOf`, the one endpoint ''
+   * holds the whole channel (and its claims too).
+   */
+  private readonly held: EndpointHolds;
 
   constructor(
     private readonly provider: PushProvider,
@@ -115,6 +133,7 @@ class ChannelLoop {
     private readonly seconds: () => number,
   ) {
     this.limit = this.most;
+    this.held = new EndpointHolds(o.retryMaxSeconds);
   }
 
   /** Requests in flight at full pace: the dispatcher's concurrency, or the provider's if lower. */
@@ -151,11 +170,28 @@ class ChannelLoop {
     return this.queue.length > 0;
   }
 
+  private endpointOf(item: DeliveryItem): string {
+    return this.provider.endpointOf?.(item) ?? '';
+  }
+
+  /** Whether the channel's one service asked to wait: nothing is claimed meanwhile. */
+  private get channelHeld(): boolean {
+    return this.provider.endpointOf === undefined && this.held.until('', this.seconds()) > 0;
+  }
+
+  /** `endpoint` asked to slow down: nothing goes to it for a while (EndpointHolds), then the loop looks again. */
+  private slowDown(endpoint: string, retryAfter: number | undefined): void {
+    const wait = this.held.ask(endpoint, this.seconds(), retryAfter);
+    if (wait === null) return;
+    this.log.info({ channel: this.provider.channel, ...(endpoint !== '' ? { endpoint } : {}), seconds: wait }, 'push: a service asked to slow down: nothing is sent to it meanwhile');
+    setTimeout(() => this.pump(), wait * 1000 + 50).unref();
+  }
+
   /** Sends what was claimed while slots are free, and claims more when less than a round is left. */
   pump(): void {
     if (this.stopped) return;
     this.sendQueued();
-    if (this.queue.length >= this.round) return;
+    if (this.queue.length >= this.round || this.channelHeld) return;
     if (this.claiming) {
       this.again = true;
       return;
@@ -165,6 +201,16 @@ class ChannelLoop {
 
   private sendQueued(): void {
     const now = this.seconds();
+    if (this.held.any) {
+      // what goes to an endpoint that asked to wait is not sent: tried again after the wait
+      const keep: typeof this.queue = [];
+      for (const q of this.queue) {
+        const until = this.held.until(this.endpointOf(q.item), now);
+        if (until === 0) keep.push(q);
+        else this.finish(q.item, { kind: 'temporary', detail: 'not sent: the service asked to slow down', retryAfter: until - now }, 'debug');
+      }
+      this.queue = keep;
+    }
     while (this.inFlight < this.limit && this.queue.length > 0 && !this.stopped) {
       const batch = this.queue.splice(0, this.provider.batchSize);
       // a claim that would run out during the attempt (the pace slowed after it was made) is
@@ -182,7 +228,7 @@ class ChannelLoop {
         this.again = false;
         const ahead = this.ahead;
         const max = ahead - this.queue.length;
-        if (max <= 0 || this.stopped) return;
+        if (max <= 0 || this.stopped || this.channelHeld) return;
         const now = this.seconds();
         // the claim outlives the wait in the queue (an attempt of each slot for every round ahead
         // of it), its own attempt (the timeout) and the recording of its outcome
@@ -223,9 +269,12 @@ class ChannelLoop {
   }
 
   /** The outcome of an attempt, recorded with the others that come within RECORD_DELAY_MS. */
-  private finish(item: DeliveryItem, result: SendResult): void {
-    const outcome = outcomeOf(item, result, this.seconds(), this.o);
-    const level = outcome.state === 'delivered' || outcome.state === 'receipt' ? 'debug' : 'info';
+  private finish(item: DeliveryItem, result: SendResult, quiet?: 'debug'): void {
+    const now = this.seconds();
+    if (result.kind === 'temporary' && result.slowDown) this.slowDown(this.endpointOf(item), result.retryAfter);
+    else if (result.kind === 'delivered' || result.kind === 'accepted') this.held.answered(this.endpointOf(item), now);
+    const outcome = outcomeOf(item, result, now, this.o);
+    const level = quiet ?? (outcome.state === 'delivered' || outcome.state === 'receipt' ? 'debug' : 'info');
     this.log[level]({ channel: this.provider.channel, vehicle: item.vehicleId, delivery: item.id, state: outcome.state, detail: outcome.detail }, 'push: attempt');
     if (this.outcomes.push({ item, outcome }) === 1) this.recordTimer = setTimeout(() => this.record(), this.recordDelay);
   }
@@ -235,28 +284,51 @@ class ChannelLoop {
     const list = this.outcomes;
     this.outcomes = [];
     if (list.length === 0) return;
-    const channel = this.provider.channel;
     const attempts = list.map(({ item, outcome }) => ({ id: item.id, outcome }));
-    // the claim is still held until this commits: nobody sends the delivery again meanwhile
-    const done = this.store.finishAttempts(this.o.claimer, this.seconds(), attempts).then(
-      (held) => {
-        held.forEach((h, i) => {
-          if (!h) this.log.warn({ channel, delivery: attempts[i]!.id }, 'push: the claim of a delivery expired before its attempt ended (another node may send it again)');
-        });
-      },
-      (err: unknown) => this.log.error({ err, channel, deliveries: attempts.length }, 'push: recording attempts failed (the deliveries are tried again when their claims expire)'),
-    );
-    const tracked = done.finally(() => this.recording.delete(tracked));
+    const tracked = this.recordWithRetries(this.seconds(), attempts).finally(() => this.recording.delete(tracked));
     this.recording.add(tracked);
   }
 
   /**
-   * Stops claiming and sending, aborts what is in flight and waits until its outcomes are
-   * recorded. Deliveries claimed ahead stay claimed: the dispatcher lets them go.
+   * Records `attempts`, tried again a few times when the database fails: the claims are still
+   * held until this commits (and stay ours after their leases run out until another node claims
+   * them), so nobody sends the deliveries again meanwhile; given up, they are sent again.
+   */
+  private async recordWithRetries(time: number, attempts: FinishedAttempt[]): Promise<void> {
+    const channel = this.provider.channel;
+    for (let k = 1; ; k++) {
+      try {
+        const held = await this.store.finishAttempts(this.o.claimer, time, attempts);
+        held.forEach((h, i) => {
+          if (!h) this.log.warn({ channel, delivery: attempts[i]!.id }, 'push: the claim of a delivery expired before its attempt ended (another node may send it again)');
+        });
+        return;
+      } catch (err) {
+        if (k >= RECORD_TRIES) {
+          this.log.error({ err, channel, deliveries: attempts.length }, 'push: recording attempts failed (the deliveries are tried again when their claims expire)');
+          return;
+        }
+        this.log.warn({ err, channel, deliveries: attempts.length }, 'push: recording attempts failed: trying again');
+        await new Promise((r) => setTimeout(r, RECORD_RETRY_MS * 2 ** (k - 1)));
+      }
+    }
+  }
+
+  /**
+   * Stops claiming and sending, lets what is in flight end for `stopWaitMs` at most (aborted
+   * after that) and waits until its outcomes are recorded. Deliveries claimed ahead stay
+   * claimed: the dispatcher lets them go.
    */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const a of this.aborts) a.abort();
+    let timer: NodeJS.Timeout | undefined;
+    const ended = Promise.allSettled([...this.running]).then(() => true);
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), this.o.stopWaitMs)));
+    if (!(await Promise.race([ended, late]))) {
+      this.log.warn({ channel: this.provider.channel, inFlight: this.inFlight }, 'push: attempts still in flight at the stop were cut off (tried again after the restart)');
+      for (const a of this.aborts) a.abort();
+    }
+    clearTimeout(timer);
     await Promise.allSettled([...this.running, this.claiming]);
     this.record();
     await Promise.allSettled([...this.recording]);

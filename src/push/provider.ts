@@ -22,7 +22,16 @@ export type SendResult =
    * provider renewed. `retryAfter`: seconds the service asked for (`Retry-After`). For a
    * `receipt` item: the message is sent again (a receipt check that merely failed is `wait`).
    */
-  | { kind: 'temporary'; detail: string; retryAfter?: number }
+  | {
+      kind: 'temporary';
+      detail: string;
+      retryAfter?: number;
+      /**
+       * The service asked to slow down (HTTP 429, 503): every delivery to the same endpoint
+       * (`endpointOf`) waits, for `retryAfter` or a wait that grows while it keeps asking.
+       */
+      slowDown?: boolean;
+    }
   /** Will fail again the same way (a 4xx other than the ones above): given up. */
   | { kind: 'permanent'; detail: string }
   /** The address is unregistered or invalid (APNs 410 / BadDeviceToken, FCM UNREGISTERED, Expo DeviceNotRegistered): the subscription goes. */
@@ -45,6 +54,11 @@ export interface PushProvider {
    * timeout) with `temporary` results.
    */
   send(items: readonly DeliveryItem[], signal: AbortSignal): Promise<SendResult[]>;
+  /**
+   * The endpoint of a delivery, for the back-off when a service asks to slow down (a target's
+   * origin); without it every delivery of the channel goes to one service.
+   */
+  endpointOf?(item: DeliveryItem): string;
   /** Closes connections (HTTP/2 sessions, SMTP pools). */
   close(): Promise<void>;
 }
@@ -56,7 +70,7 @@ export interface ProviderDeps {
   now: () => number;
   /**
    * Extra trusted CA certificates (PEM) for TLS endpoints: APNs (HTTP/2) and SMTP take them; the
-   * HTTP/1.1 providers (FCM and Expo on src/push/providers/http-post.ts, webhook and ntfy on fetch) trust NODE_EXTRA_CA_CERTS instead.
+   * HTTP/1.1 providers (FCM, Expo, webhook and ntfy on src/push/providers/http-post.ts) trust NODE_EXTRA_CA_CERTS instead.
    */
   ca?: string;
 }

@@ -26,6 +26,8 @@ export interface PushProviderConfig {
   expoAccessToken?: string;
   smtpUrl?: string;
   mailFrom?: string;
+  /** Local and private addresses the users' webhook and ntfy targets may reach (`--webhook-allow`; none unless given). */
+  webhookAllow?: string[];
 }
 
 export interface ProviderSet {
@@ -70,8 +72,9 @@ export function buildProviders(c: PushProviderConfig, deps: ProviderDeps): Provi
   add('mail', given(c.smtpUrl) ? null : 'no --smtp-url', () =>
     createMailProvider({ smtpUrl: c.smtpUrl ?? '', ...(given(c.mailFrom) ? { from: c.mailFrom } : {}) }, deps),
   );
-  add('webhook', null, () => createWebhookProvider(deps));
-  add('ntfy', null, () => createNtfyProvider(deps));
+  const targets = { allow: c.webhookAllow ?? [] };
+  add('webhook', null, () => createWebhookProvider(deps, targets));
+  add('ntfy', null, () => createNtfyProvider(deps, targets));
   return set;
 }
 

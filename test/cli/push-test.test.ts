@@ -27,7 +27,7 @@ test('every subscription and target is tried; outcomes printed and recorded; an 
   await store.upsertPushSubscription({ ...sub, appId: 'iphone', pushType: 'apns', pushKeyValue: 'x'.repeat(64) });
   await store.close();
 
-  const r = await vts(['push', 'test', 'demo', '--fcm-service-account', fcm.serviceAccountFile, '--fcm-url', fcm.url, '--data-dir', dir]);
+  const r = await vts(['push', 'test', 'demo', '--fcm-service-account', fcm.serviceAccountFile, '--fcm-url', fcm.url, '--webhook-allow', '127.0.0.1', '--data-dir', dir]);
   assert.equal(r.code, 1, 'some did not go out');
   const lines = r.stdout.trim().split('\n');
   assert.match(lines[0]!, /^VEHICLE +TO +CHANNEL +OUTCOME$/);
@@ -69,7 +69,7 @@ test('wrong provider settings are said in one line; the other channels still go 
   t.after(() => http.close());
   assert.equal((await vts(['user', 'add', 'demo', '--password', 'password', '--data-dir', dir])).code, 0);
   assert.equal((await vts(['notify', 'add', 'demo', 'ntfy', `${http.url}/alerts`, '--data-dir', dir])).code, 0);
-  const r = await vts(['push', 'test', 'demo', '--fcm-service-account', '/nonexistent/sa.json', '--data-dir', dir]);
+  const r = await vts(['push', 'test', 'demo', '--fcm-service-account', '/nonexistent/sa.json', '--webhook-allow', '127.0.0.1', '--data-dir', dir]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /^vts: fcm is off: .*\/nonexistent\/sa\.json/m);
   assert.match(r.stdout, /ntfy target 1 +ntfy +delivered/);

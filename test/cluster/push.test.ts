@@ -26,7 +26,7 @@ async function checkDelivered(store: { push: { listNotifications(o: number, v: s
 test('two nodes, one outbox: each notification of a car is delivered once', { skip: skipCluster }, async (t) => {
   const receiver = await HttpReceiver.start();
   t.after(() => receiver.close());
-  const c = await startCluster(t, ['a', 'b'], { extra: ['--push-limit', '0/0'] });
+  const c = await startCluster(t, ['a', 'b'], { extra: ['--push-limit', '0/0', '--webhook-allow', '127.0.0.1'] });
   await c.store.push.addTarget(c.ownerId, 'webhook', `${receiver.url}/hook`, '', 0);
   const car = await c.mp(c.nodes[0]!, 'C');
   await car.next(); // Z
@@ -42,7 +42,7 @@ test('the node holding a delivery dies (kill -9): another node delivers it once 
   const receiver = await HttpReceiver.start();
   t.after(() => receiver.close());
   receiver.script('/hook', { hang: true });
-  const c = await startCluster(t, ['a', 'b'], { extra: ['--push-timeout', '2', '--push-retry', '1'] });
+  const c = await startCluster(t, ['a', 'b'], { extra: ['--push-timeout', '2', '--push-retry', '1', '--webhook-allow', '127.0.0.1'] });
   await c.store.push.addTarget(c.ownerId, 'webhook', `${receiver.url}/hook`, '', 0);
   const car = await c.mp(c.nodes[0]!, 'C');
   await car.next();

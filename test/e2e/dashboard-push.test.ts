@@ -51,7 +51,7 @@ test('dashboard: push subscriptions and targets on the account page, deliveries 
   await store.close();
 
   const rx = await HttpReceiver.start();
-  const server = await serve(dataDir, ['--push-limit', '1/1', '--push-retry', '1']);
+  const server = await serve(dataDir, ['--push-limit', '1/1', '--push-retry', '1', '--webhook-allow', '127.0.0.1']);
   const mod = emulator(server.mp, 21);
   await mod.start();
   const apps: MpClient[] = [];

@@ -178,7 +178,7 @@ test('invalid: 410 Unregistered, 400 BadDeviceToken / DeviceTokenNotForTopic / U
 test('temporary: 503 and 429 with Retry-After, 500 without', async () => {
   const { p } = provider();
   apns.script('busy01', { status: 503, reason: 'ServiceUnavailable', retryAfter: 120 }, { status: 429, reason: 'TooManyRequests', retryAfter: 5 }, { status: 500, reason: 'InternalServerError' });
-  assert.deepEqual(await sendOne(p, item({ address: 'busy01' })), { kind: 'temporary', detail: 'APNs 503 ServiceUnavailable', retryAfter: 120 });
+  assert.deepEqual(await sendOne(p, item({ address: 'busy01' })), { kind: 'temporary', detail: 'APNs 503 ServiceUnavailable', retryAfter: 120, slowDown: true });
   assert.deepEqual(await sendOne(p, item({ address: 'busy01' })), { kind: 'temporary', detail: 'APNs 429 TooManyRequests', retryAfter: 5 });
   assert.deepEqual(await sendOne(p, item({ address: 'busy01' })), { kind: 'temporary', detail: 'APNs 500 InternalServerError' });
   assert.equal((await sendOne(p, item({ address: 'busy01' }))).kind, 'delivered');

@@ -180,14 +180,14 @@ test('a receipt delivery without a ticket is not sent again', async () => {
   assert.equal(results[0]?.kind, 'permanent');
 });
 
-test('a send request failing as a whole: 5xx/429 temporary with Retry-After, 4xx permanent', async () => {
+test('a send request failing as a whole: 5xx/429 temporary with Retry-After (429 and 503: slow down), 4xx permanent', async () => {
   expo.scriptRequest('send', { status: 503, retryAfter: 30, body: 'down' });
   assert.deepEqual(await provider.send([item(), item({ id: 2 })], signal), [
-    { kind: 'temporary', detail: 'HTTP 503', retryAfter: 30 },
-    { kind: 'temporary', detail: 'HTTP 503', retryAfter: 30 },
+    { kind: 'temporary', detail: 'HTTP 503', retryAfter: 30, slowDown: true },
+    { kind: 'temporary', detail: 'HTTP 503', retryAfter: 30, slowDown: true },
   ]);
   expo.scriptRequest('send', { status: 429 });
-  assert.deepEqual(await provider.send([item()], signal), [{ kind: 'temporary', detail: 'HTTP 429' }]);
+  assert.deepEqual(await provider.send([item()], signal), [{ kind: 'temporary', detail: 'HTTP 429', slowDown: true }]);
   expo.scriptRequest('send', { status: 400, body: { errors: [{ code: 'VALIDATION_ERROR', message: '"to" is invalid' }] } });
   assert.deepEqual(await provider.send([item()], signal), [{ kind: 'permanent', detail: 'HTTP 400: VALIDATION_ERROR: "to" is invalid' }]);
 });

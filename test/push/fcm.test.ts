@@ -181,8 +181,8 @@ test('permanent: other 4xx (a 404 that is not Google\'s, a 403 of the account, a
 test('temporary: 503 and 429 with Retry-After, 500 without', async () => {
   const { p } = provider();
   fcm.script('busy-1', { ...FCM_ANSWERS.unavailable, retryAfter: 120 }, FCM_ANSWERS.quotaExceeded, { status: 500, errorStatus: 'INTERNAL', message: 'Internal error.' });
-  assert.deepEqual(await sendOne(p, item({ address: 'busy-1' })), { kind: 'temporary', detail: 'FCM 503 UNAVAILABLE: The service is currently unavailable.', retryAfter: 120 });
-  assert.deepEqual(await sendOne(p, item({ address: 'busy-1' })), { kind: 'temporary', detail: 'FCM 429 QUOTA_EXCEEDED: Quota exceeded.', retryAfter: 30 });
+  assert.deepEqual(await sendOne(p, item({ address: 'busy-1' })), { kind: 'temporary', detail: 'FCM 503 UNAVAILABLE: The service is currently unavailable.', retryAfter: 120, slowDown: true });
+  assert.deepEqual(await sendOne(p, item({ address: 'busy-1' })), { kind: 'temporary', detail: 'FCM 429 QUOTA_EXCEEDED: Quota exceeded.', retryAfter: 30, slowDown: true });
   assert.deepEqual(await sendOne(p, item({ address: 'busy-1' })), { kind: 'temporary', detail: 'FCM 500 INTERNAL: Internal error.' });
   assert.equal((await sendOne(p, item({ address: 'busy-1' }))).kind, 'delivered');
   await p.close();
@@ -196,7 +196,7 @@ test('a failed token exchange: 4xx permanent, 5xx temporary; no token cached, th
     { status: 503, error: 'temporarily_unavailable', retryAfter: 10 },
   );
   assert.deepEqual(await sendOne(p, item({ address: 'exch-1' })), { kind: 'permanent', detail: 'OAuth token exchange: 400 invalid_grant: Invalid JWT Signature.' });
-  assert.deepEqual(await sendOne(p, item({ address: 'exch-1' })), { kind: 'temporary', detail: 'OAuth token exchange: 503 temporarily_unavailable', retryAfter: 10 });
+  assert.deepEqual(await sendOne(p, item({ address: 'exch-1' })), { kind: 'temporary', detail: 'OAuth token exchange: 503 temporarily_unavailable', retryAfter: 10, slowDown: true });
   assert.equal((await sendOne(p, item({ address: 'exch-1' }))).kind, 'delivered');
   assert.equal(m.exchanges().length, 3);
   assert.equal(m.requests().length, 1, 'no send without a token');

@@ -21,7 +21,7 @@ test('kill -9 while a delivery is in flight: the next start delivers it', async 
     await schema?.drop();
     rmSync(dir, { recursive: true, force: true });
   });
-  const dbArgs = ['--data-dir', dir, ...(schema ? ['--database', schema.url] : [])];
+  const dbArgs = ['--data-dir', dir, ...(schema ? ['--database', schema.url] : []), '--webhook-allow', '127.0.0.1'];
   const receiver = await HttpReceiver.start();
   ctx.after(() => receiver.close());
   receiver.script('/hook', { hang: true });

@@ -187,7 +187,8 @@ export function createApnsProvider(s: ApnsSettings, deps: ProviderDeps): PushPro
       renew(jwt);
       return { kind: 'temporary', detail: `${what} (token renewed)` };
     }
-    return statusResult(status, what, retryAfterSeconds(header(headers, 'retry-after'), deps.now()));
+    // APNs's 429 is about one device token (too many to it): only its own delivery waits
+    return statusResult(status, what, retryAfterSeconds(header(headers, 'retry-after'), deps.now()), [503]);
   }
 
   function sendOne(item: DeliveryItem, signal: AbortSignal): Promise<SendResult> {

@@ -6,6 +6,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import type { LookupFunction } from 'node:net';
 
 export interface HttpAnswer {
   status: number;
@@ -25,9 +26,13 @@ export interface HttpPoster {
   close(): void;
 }
 
-/** `maxAnswer`: the most of an answer's body kept (bytes); the rest is read and dropped. */
-export function httpPoster(maxAnswer: number): HttpPoster {
-  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+/**
+ * `maxAnswer`: the most of an answer's body kept (bytes); the rest is read and dropped. `lookup`:
+ * how the connections resolve host names (the users' targets: only allowed addresses).
+ */
+export function httpPoster(maxAnswer: number, opts: { lookup?: LookupFunction } = {}): HttpPoster {
+  const lookup = opts.lookup ? { lookup: opts.lookup } : {};
+  const agents = { http: new http.Agent({ keepAlive: true, ...lookup }), https: new https.Agent({ keepAlive: true, ...lookup }) };
   return {
     post(url, headers, body, signal) {
       return new Promise<HttpAnswer>((resolve, reject) => {

@@ -19,13 +19,22 @@ export function isTemporaryStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
 
+/** The statuses by which a service asks its clients to slow down. */
+export const SLOW_DOWN_STATUSES: readonly number[] = [429, 503];
+
 /**
  * A result for an answer that is not a success and not one of the provider's own cases:
- * temporary (honouring Retry-After) or permanent, with `detail` for the history.
+ * temporary (honouring Retry-After; `slowDownOn` asks the dispatcher to hold off the endpoint)
+ * or permanent, with `detail` for the history.
  */
-export function statusResult(status: number, detail: string, retryAfter: number | undefined): SendResult {
-  if (isTemporaryStatus(status)) return retryAfter === undefined ? { kind: 'temporary', detail } : { kind: 'temporary', detail, retryAfter };
-  return { kind: 'permanent', detail };
+export function statusResult(status: number, detail: string, retryAfter: number | undefined, slowDownOn = SLOW_DOWN_STATUSES): SendResult {
+  if (!isTemporaryStatus(status)) return { kind: 'permanent', detail };
+  return {
+    kind: 'temporary',
+    detail,
+    ...(retryAfter === undefined ? {} : { retryAfter }),
+    ...(slowDownOn.includes(status) ? { slowDown: true } : {}),
+  };
 }
 
 /** A request that did not get an answer: aborted by the attempt's timeout, or a network error. */

@@ -6,7 +6,7 @@
  */
 import { vehicleLabel } from '../../core/push/message.js';
 import type { DeliveryItem, ProviderDeps, PushProvider } from '../provider.js';
-import { USER_AGENT, targetProvider } from './webhook.js';
+import { USER_AGENT, targetProvider, type TargetSettings } from './webhook.js';
 
 /** ntfy's priority: 4 (high) for alerts (`A`) and vehicle errors (`E`), 3 (default) otherwise. */
 export function ntfyPriority(alertType: string): 4 | 3 {
@@ -51,6 +51,6 @@ export function ntfyRequest(item: DeliveryItem): { headers: Record<string, strin
   };
 }
 
-export function createNtfyProvider(deps: ProviderDeps): PushProvider {
-  return targetProvider('ntfy', ntfyRequest, deps);
+export function createNtfyProvider(deps: ProviderDeps, settings: TargetSettings = {}): PushProvider {
+  return targetProvider('ntfy', ntfyRequest, deps, settings);
 }

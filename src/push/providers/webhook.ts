@@ -2,13 +2,19 @@
  * Webhook targets (a user's own, `vts notify add <user> webhook <url> [--secret <s>]`): an HTTP
  * POST of a JSON document to the target's URL, signed with an HMAC-SHA256 header when the target
  * has a secret. Also the HTTP delivery the ntfy provider shares (`postToTarget`): the target URL's
- * user:password as Basic auth, redirects not followed, the answer's status as a result.
+ * user:password as Basic auth, redirects not followed, the answer's status class as a result, and
+ * only addresses the operator allows (src/push/providers/address-policy.ts).
  */
 import { createHmac } from 'node:crypto';
 import { VERSION } from '../../version.js';
 import type { DeliveryItem, ProviderDeps, PushProvider, SendResult } from '../provider.js';
-import { requestFailed, retryAfterSeconds, statusResult } from './http-result.js';
+import { addressPolicy, guardedLookup, isRefusal, literalAllowed, type AddressPolicy } from './address-policy.js';
 import { detailLine } from './detail-line.js';
+import { httpPoster, type HttpAnswer, type HttpPoster } from './http-post.js';
+import { requestFailed, retryAfterSeconds, statusResult } from './http-result.js';
+
+/** The most of an error answer kept (for the debug log). */
+const MAX_ANSWER = 4096;
 
 /** The JSON document a webhook receives (keys in this order). */
 export interface WebhookPayload {
@@ -89,93 +95,56 @@ export function targetUrl(address: string): TargetUrl {
   return { ok: true, url: u.href, authorization: `Basic ${Buffer.from(`${user}:${pass}`, 'utf8').toString('base64')}` };
 }
 
-/** At most `max` bytes of an answer's body (the rest is not read). */
-async function readSome(res: Response, max: number): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  let done = false;
-  while (total < max) {
-    const next = await reader.read();
-    if (next.done) {
-      done = true;
-      break;
-    }
-    chunks.push(next.value);
-    total += next.value.byteLength;
-  }
-  if (!done) await reader.cancel().catch(() => undefined);
-  return Buffer.concat(chunks).subarray(0, max).toString('utf8');
-}
+/** The class of an HTTP status, as a user's target's history shows it (`HTTP 4xx`). */
+const statusClass = (status: number): string => `HTTP ${Math.floor(status / 100)}xx`;
 
-/** One line of a service's text for the history (at most 100 characters unless told). */
-const oneLine = (text: string, max = 100): string => detailLine(text, max);
+/** What a user reads of an attempt that got no answer (however it failed). */
+export const NO_ANSWER = 'no answer (could not connect, or no answer in time)';
 
-/** What an error answer says, briefly: a JSON `error`/`message`, or a plain text's first line. */
-function answerExcerpt(res: Response, text: string): string {
-  const type = res.headers.get('content-type') ?? '';
-  if (type.includes('json')) {
-    try {
-      const body = JSON.parse(text) as unknown;
-      if (typeof body === 'object' && body !== null) {
-        const { error, message } = body as { error?: unknown; message?: unknown };
-        if (typeof error === 'string' && error !== '') return oneLine(error);
-        if (typeof message === 'string' && message !== '') return oneLine(message);
-      }
-    } catch {
-      return '';
-    }
-    return '';
-  }
-  if (type.startsWith('text/plain')) return oneLine(text.split(/\r?\n/)[0] ?? '');
-  return '';
-}
-
-/** A redirect's target without user info and query (they may hold secrets). */
-function redirectTarget(location: string | null, base: string): string {
-  if (location === null || location === '') return '';
-  try {
-    const u = new URL(location, base);
-    return `${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return '';
-  }
-}
+/** What a user reads of an attempt to an address the server does not send to. */
+export const NOT_ALLOWED =
+  "not sent: the target's address is in a local or private network, which this server does not send to (its operator can allow it: --webhook-allow)";
 
 /**
  * POSTs `body` to a user's target and turns the answer into a result: 2xx delivered; 429, 5xx,
  * no answer: temporary (honouring Retry-After); a redirect: permanent (the URL is to be updated);
- * other statuses permanent.
+ * other statuses permanent; an address the policy refuses: permanent, nothing sent. The result
+ * says no more than the status class: a target may be any URL, and what answers there (a closed
+ * port, a service that is not HTTP, what a server inside the network says) is none of the user's
+ * business. The log (debug) has the whole of it.
  */
 export async function postToTarget(
+  http: HttpPoster,
+  policy: AddressPolicy,
   address: string,
   headers: Record<string, string>,
   body: string,
   signal: AbortSignal,
-  now: () => number,
+  deps: ProviderDeps,
 ): Promise<SendResult> {
   const target = targetUrl(address);
   if (!target.ok) return { kind: 'permanent', detail: target.detail };
+  if (!literalAllowed(policy, new URL(target.url).hostname)) return { kind: 'permanent', detail: NOT_ALLOWED };
   const h = target.authorization === undefined ? headers : { ...headers, authorization: target.authorization };
-  let res: Response;
+  let res: HttpAnswer;
   try {
-    res = await fetch(target.url, { method: 'POST', headers: h, body, signal, redirect: 'manual' });
+    res = await http.post(target.url, h, body, signal);
   } catch (err) {
-    return requestFailed(err, signal);
+    if (isRefusal(err)) return { kind: 'permanent', detail: NOT_ALLOWED };
+    deps.log.debug({ err, detail: requestFailed(err, signal).detail }, 'push: a target did not answer');
+    return { kind: 'temporary', detail: NO_ANSWER };
   }
   const status = res.status;
-  // the answer's body matters only when it says what went wrong
-  let text = '';
-  if (status >= 400) text = await readSome(res, 4096).catch(() => '');
-  else await res.body?.cancel().catch(() => undefined);
-  if (status >= 200 && status <= 299) return { kind: 'delivered', detail: `delivered (HTTP ${status})` };
-  if (status >= 300 && status <= 399) {
-    const to = redirectTarget(res.headers.get('location'), target.url);
-    return { kind: 'permanent', detail: to !== '' ? `HTTP ${status}: redirected to ${to}: update the URL` : `HTTP ${status}: a redirect: update the URL` };
-  }
-  const excerpt = answerExcerpt(res, text);
-  return statusResult(status, `HTTP ${status}${excerpt !== '' ? `: ${excerpt}` : ''}`, retryAfterSeconds(res.headers.get('retry-after'), now()));
+  if (status >= 200 && status <= 299) return { kind: 'delivered', detail: `delivered (${statusClass(status)})` };
+  deps.log.debug({ status, answer: detailLine(res.body, 200) }, 'push: a target answered with an error');
+  if (status >= 300 && status <= 399) return { kind: 'permanent', detail: `${statusClass(status)}: a redirect: update the URL` };
+  return statusResult(status, statusClass(status), retryAfterSeconds(res.header('retry-after'), deps.now()));
+}
+
+/** Settings of the user target providers. */
+export interface TargetSettings {
+  /** `--webhook-allow` (parseAllowList): the local and private addresses targets may reach. */
+  allow?: readonly string[];
 }
 
 /**
@@ -186,26 +155,34 @@ export function targetProvider(
   channel: 'webhook' | 'ntfy',
   request: (item: DeliveryItem) => { headers: Record<string, string>; body: string },
   deps: ProviderDeps,
+  settings: TargetSettings = {},
 ): PushProvider {
+  const policy = addressPolicy(settings.allow);
+  const http = httpPoster(MAX_ANSWER, { lookup: guardedLookup(policy) });
   return {
     channel,
-    description: 'on (per user targets)',
+    // each target's server is an endpoint of its own: one that asks to slow down holds up no other
+    endpointOf: (item) => {
+      const t = targetUrl(item.address);
+      return t.ok ? new URL(t.url).origin : '';
+    },
+    description: settings.allow?.length ? `on (per user targets; local addresses allowed: ${settings.allow.join(',')})` : 'on (per user targets; public addresses only)',
     batchSize: 1,
     async send(items, signal) {
       return Promise.all(
         items.map((item) => {
           const { headers, body } = request(item);
-          return postToTarget(item.address, headers, body, signal, deps.now);
+          return postToTarget(http, policy, item.address, headers, body, signal, deps);
         }),
       );
     },
     async close() {
-      // fetch keeps no connection of its own to close
+      http.close();
     },
   };
 }
 
-export function createWebhookProvider(deps: ProviderDeps): PushProvider {
+export function createWebhookProvider(deps: ProviderDeps, settings: TargetSettings = {}): PushProvider {
   return targetProvider(
     'webhook',
     (item) => {
@@ -213,5 +190,6 @@ export function createWebhookProvider(deps: ProviderDeps): PushProvider {
       return { headers: webhookHeaders(item, body), body };
     },
     deps,
+    settings,
   );
 }

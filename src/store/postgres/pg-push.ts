@@ -8,7 +8,9 @@
  * attempts, a few per delivery, with synchronous_commit off (as the write-behind batches): a crash
  * of the database server may lose the last of them, and then a delivery is sent again, never lost. Several nodes share the database: a notification locks its vehicle's token-bucket row
  * until it commits, a claim takes due deliveries with `FOR UPDATE SKIP LOCKED` (two nodes never
- * get the same one, nor wait for each other), an attempt locks its delivery. Nothing is cached.
+ * get the same one, nor wait for each other); recording attempts locks their deliveries by id,
+ * then the subscriptions and targets they note, each in one order (two nodes recording at once
+ * wait for each other, never deadlock; a deadlock all the same is tried again). Nothing is cached.
  */
 import type { PoolClient, QueryResult, QueryResultRow } from 'pg';
 import { isTargetKind, type Channel, type TargetKind } from '../../core/push/channels.js';
@@ -77,33 +79,87 @@ const REMOVE_SUBSCRIPTION_AT =
 /** A claim's or an attempt's commit need not wait for the disk (see the top of the file). */
 const RELAXED = 'SET LOCAL synchronous_commit = off';
 
-/** One attempt of `finishAttempts`, in its transaction. */
-async function finishOne(c: PoolClient, id: number, claimer: string, time: number, o: AttemptOutcome): Promise<boolean> {
-  const r = (
-    await c.query<FinishRow>(
-      `SELECT d.claimed_by, d.receipt, d.app_id, d.target_id, d.address, n.owner_id, n.vehicle_id
-       FROM push_deliveries d JOIN push_notifications n ON n.id = d.notification_id WHERE d.id = $1 FOR UPDATE OF d`,
-      [id],
-    )
-  ).rows[0];
-  if (!r || r.claimed_by !== claimer) return false;
-  const cols = outcomeColumns(o, r.receipt);
+/** A finished attempt's delivery, as `finishAttempts` locks it. */
+type LockedRow = FinishRow & { id: number };
+
+/** Tries of a transaction that deadlocked (40P01) or failed to serialize (40001): it is rolled back whole, so it can run again. */
+const DEADLOCK_TRIES = 3;
+
+const isDeadlock = (err: unknown): boolean => {
+  const c = (err as { code?: unknown } | null)?.code;
+  return c === '40P01' || c === '40001';
+};
+
+/**
+ * `fn` again when its transaction deadlocked: nothing of it was written, and nothing was sent
+ * because of it (the deliveries were sent before it began).
+ */
+async function unlessDeadlocked<T>(fn: () => Promise<T>): Promise<T> {
+  for (let k = 1; ; k++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (k >= DEADLOCK_TRIES || !isDeadlock(err)) throw err;
+    }
+  }
+}
+
+/**
+ * Records the attempts of `rows` (locked, held by the claimer) in one transaction. Every row
+ * another transaction may lock too is locked in one order (the deliveries by id, then the
+ * subscriptions by key, then the targets by id, as addNotification takes them): two nodes
+ * recording overlapping sets wait for each other, never deadlock. A subscription or target
+ * touched by several attempts is noted once, with the last of them (by delivery id).
+ */
+async function recordAttempts(c: PoolClient, rows: readonly LockedRow[], outcomes: ReadonlyMap<number, AttemptOutcome>, time: number): Promise<void> {
+  const cols = rows.map((r) => ({ r, o: outcomes.get(r.id)!, ...outcomeColumns(outcomes.get(r.id)!, r.receipt) }));
   await c.query(
     `WITH done AS (
-       UPDATE push_deliveries SET state = $2, next_at = coalesce($3, next_at), receipt = $4, attempts = attempts + 1,
-         claimed_by = NULL, claimed_until = 0
-       WHERE id = $1
+       UPDATE push_deliveries d SET state = x.state, next_at = coalesce(x.next_at, d.next_at), receipt = x.receipt,
+         attempts = d.attempts + 1, claimed_by = NULL, claimed_until = 0
+         FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[]) AS x (id, state, next_at, receipt) WHERE d.id = x.id
      )
-     INSERT INTO push_attempts (delivery_id, time, state, detail) VALUES ($1, $5, $2, $6)`,
-    [id, o.state, cols.nextAt, cols.receipt, time, o.detail],
+     INSERT INTO push_attempts (delivery_id, time, state, detail)
+     SELECT x.id, $5, x.state, x.detail FROM unnest($1::bigint[], $2::text[], $6::text[]) WITH ORDINALITY AS x (id, state, detail, ord)
+      ORDER BY x.ord`,
+    [cols.map((x) => x.r.id), cols.map((x) => x.o.state), cols.map((x) => x.nextAt), cols.map((x) => x.receipt), time, cols.map((x) => x.o.detail)],
   );
-  if (r.target_id !== 0) {
-    await c.query(NOTE_TARGET, [o.detail, time, r.target_id]);
-  } else {
-    await c.query(NOTE_SUBSCRIPTION, [o.detail, time, r.owner_id, r.vehicle_id, r.app_id]);
-    if (o.state === 'removed') await c.query(REMOVE_SUBSCRIPTION_AT, [r.owner_id, r.vehicle_id, r.app_id, r.address]);
+  const subs = new Map<string, { r: LockedRow; o: AttemptOutcome }>();
+  const removals: { r: LockedRow }[] = [];
+  const targets = new Map<number, string>();
+  for (const { r, o } of cols) {
+    if (r.target_id !== 0) targets.set(r.target_id, o.detail);
+    else {
+      subs.set(`${r.owner_id}\0${r.vehicle_id}\0${r.app_id}`, { r, o });
+      if (o.state === 'removed') removals.push({ r });
+    }
   }
-  return true;
+  if (subs.size > 0) {
+    const list = [...subs.values()];
+    const keys = [list.map((x) => x.r.owner_id), list.map((x) => x.r.vehicle_id), list.map((x) => x.r.app_id)];
+    await c.query(
+      `SELECT 1 FROM push_subscriptions
+        WHERE (owner_id, vehicle_id, app_id) IN (SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[]))
+        ORDER BY owner_id, vehicle_id, app_id FOR UPDATE`,
+      keys,
+    );
+    await c.query(
+      `UPDATE push_subscriptions s SET last_result = x.detail, last_time = $5
+         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS x (owner_id, vehicle_id, app_id, detail)
+        WHERE s.owner_id = x.owner_id AND s.vehicle_id = x.vehicle_id AND s.app_id = x.app_id`,
+      [...keys, list.map((x) => x.o.detail), time],
+    );
+    for (const { r } of removals) await c.query(REMOVE_SUBSCRIPTION_AT, [r.owner_id, r.vehicle_id, r.app_id, r.address]);
+  }
+  if (targets.size > 0) {
+    const ids = [...targets.keys()];
+    await c.query('SELECT 1 FROM notify_targets WHERE id = ANY ($1::bigint[]) ORDER BY id FOR UPDATE', [ids]);
+    await c.query(
+      `UPDATE notify_targets t SET last_result = x.detail, last_time = $3
+         FROM unnest($1::bigint[], $2::text[]) AS x (id, detail) WHERE t.id = x.id`,
+      [ids, [...targets.values()], time],
+    );
+  }
 }
 
 export class PgPushStore implements PushStore {
@@ -269,14 +325,25 @@ export class PgPushStore implements PushStore {
 
   async finishAttempts(claimer: string, time: number, attempts: readonly FinishedAttempt[]): Promise<boolean[]> {
     if (attempts.length === 0) return [];
-    return this.db.transaction(async (c) => {
-      await c.query(RELAXED);
-      const held: boolean[] = [];
-      // in id order: two nodes finishing overlapping sets lock their rows in the same order
-      const order = attempts.map((a, i) => ({ a, i })).sort((x, y) => x.a.id - y.a.id);
-      for (const { a, i } of order) held[i] = await finishOne(c, a.id, claimer, time, a.outcome);
-      return held;
-    });
+    const outcomes = new Map(attempts.map((a) => [a.id, a.outcome]));
+    return unlessDeadlocked(() =>
+      this.db.transaction(async (c) => {
+        await c.query(RELAXED);
+        // the deliveries first, in id order
+        const rows = (
+          await c.query<LockedRow>(
+            `SELECT d.id, d.claimed_by, d.receipt, d.app_id, d.target_id, d.address, n.owner_id, n.vehicle_id
+               FROM push_deliveries d JOIN push_notifications n ON n.id = d.notification_id
+              WHERE d.id = ANY ($1::bigint[]) ORDER BY d.id FOR UPDATE OF d`,
+            [[...outcomes.keys()]],
+          )
+        ).rows;
+        const mine = rows.filter((r) => r.claimed_by === claimer);
+        if (mine.length > 0) await recordAttempts(c, mine, outcomes, time);
+        const held = new Set(mine.map((r) => r.id));
+        return attempts.map((a) => held.has(a.id));
+      }),
+    );
   }
 
   async releaseClaims(claimer: string): Promise<number> {
