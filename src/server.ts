@@ -376,7 +376,9 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
       guard.sweep();
       httpCtx.rateLimiter.tick(now);
     } catch (err) {
-      log.error({ err }, 'housekeeping failed');
+      // in a database outage it fails each time: the outage has its line (src/store/outage.ts)
+      if (isOutage(err)) log.debug({ err }, 'housekeeping failed (database outage)');
+      else log.error({ err }, 'housekeeping failed');
     } finally {
       housekeepingRunning = false;
     }
