@@ -188,8 +188,9 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     database: config.database,
     writeBehindMs: config.writeBehindMs ?? 100,
     databaseTimeoutMs,
-    // an outage is one line when it begins and one when it ends, not one per failed write
-    onBackgroundError: (err: unknown) => (isOutage(err) ? undefined : log.error({ err }, 'store: background write failed')),
+    // an outage is one line when it begins and one when it ends, not one per failed write: its
+    // retries (and the hold of the writes past the scheduled ones) are logged at debug only
+    onBackgroundError: (err: unknown) => (isOutage(err) ? log.debug({ err }, 'store: background write failed (database outage)') : log.error({ err }, 'store: background write failed')),
     onOutage: (event) => logOutage(log, event),
     onResumed: (seconds: number) => log.info({ seconds: Math.round(seconds) }, 'store: the held writes are committed and passed on'),
     maxHeldWrites: config.holdWrites,
@@ -375,7 +376,9 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
       guard.sweep();
       httpCtx.rateLimiter.tick(now);
     } catch (err) {
-      log.error({ err }, 'housekeeping failed');
+      // in a database outage it fails each time: the outage has its line (src/store/outage.ts)
+      if (isOutage(err)) log.debug({ err }, 'housekeeping failed (database outage)');
+      else log.error({ err }, 'housekeeping failed');
     } finally {
       housekeepingRunning = false;
     }

@@ -82,7 +82,7 @@ async function setup(t: { after: (fn: () => unknown) => void }, vehicles: string
   t.after(() => proxy.close());
   const through = new URL(s.url);
   through.host = `127.0.0.1:${proxy.port}`;
-  const serve = serveProcess([...FREE_PORTS, '--log-level', 'warn', '--database', through.toString(), ...args]);
+  const serve = serveProcess([...FREE_PORTS, '--log-level', 'debug', '--database', through.toString(), ...args]);
   t.after(() => {
     if (serve.child.exitCode === null) serve.child.kill('SIGKILL');
   });
@@ -96,9 +96,12 @@ async function client(t: { after: (fn: () => unknown) => void }, mp: number, cli
   return c;
 }
 
-/** Resolves once the server has said that it holds the writes (the database does not answer). */
+/**
+ * Resolves once the server has said that it holds the writes (the database does not answer, past
+ * the scheduled tries): a debug line (the outage's own line comes at its first failure, before).
+ */
 async function holding(serve: Running, unless: () => boolean = () => false): Promise<void> {
-  while (!serve.stderr.some((l) => l.includes('does not answer')) && !unless()) await sleep(20);
+  while (!serve.stderr.some((l) => l.includes('writes are held and tried again until it does')) && !unless()) await sleep(20);
 }
 
 const socs = (ms: MpMessage[]): string[] => ms.filter((m) => m.code === 'S').map((m) => m.data.split(',')[0]!);
