@@ -15,6 +15,7 @@ import { Importer, ON_CONFLICT, PARTS, parseParts, type OnConflict } from '../im
 import { Progress } from '../import/progress.js';
 import { openReference } from '../import/reference-db.js';
 import { formatSummary } from '../import/report.js';
+import { count } from '../core/count.js';
 import { addStoreOptions, requireStoreOf, withStore, type StoreCommandOptions } from './shared-options.js';
 
 interface ImportOptions extends StoreCommandOptions {
@@ -122,7 +123,7 @@ export function registerImport(program: Command): void {
       const bad = reports.reduce((sum, r) => sum + r.badCount, 0);
       if (dryRun) process.stdout.write('dry run: nothing was written\n');
       if (bad > 0) {
-        err.write(`vts: ${bad} row(s) were not imported: they broke a rule of vts or conflict with its data (printed above)\n`);
+        err.write(`vts: ${count(bad, 'row')} ${bad === 1 ? 'was' : 'were'} not imported: they broke a rule of vts or conflict with its data (printed above)\n`);
         process.exitCode = 2;
       }
       if (conflicts > 0 && onConflict === 'skip') {

@@ -12,6 +12,7 @@ import { IMPORT_TABLES, type ImportOrigin, type ImportStore, type ImportTable, t
 import type { Store } from '../store/store.js';
 import type { Progress } from './progress.js';
 import type { ReferenceSource, ReferenceTable } from './reference-db.js';
+import { count } from '../core/count.js';
 import { TableReport } from './report.js';
 import {
   autoProvisionOf,
@@ -289,7 +290,7 @@ export class Importer {
   /** Owners imported earlier that are no longer active at the source: said, and left. */
   private async ownersGone(report: TableReport): Promise<void> {
     const gone = (await this.imports.origins('owner')).filter((o) => !this.activeOwners.has(o.sourceKey));
-    if (gone.length > 0) report.notes.push(`${gone.length} imported earlier are no longer active users at the source: left in vts (vts user remove <name> removes one)`);
+    if (gone.length > 0) report.notes.push(`${count(gone.length, 'owner')} imported earlier ${gone.length === 1 ? 'is no longer an active user' : 'are no longer active users'} at the source: left in vts (vts user remove <name> --with-vehicles removes one)`);
   }
 
   // --- vehicles ---
