@@ -13,7 +13,7 @@ import { addConfigOption, parseCountIn, resolveOptions } from '../config.js';
 import { VtsError } from '../errors.js';
 import { Importer, ON_CONFLICT, PARTS, parseParts, type OnConflict } from '../import/importer.js';
 import { Progress } from '../import/progress.js';
-import { openReference } from '../import/reference-db.js';
+import { CONNECT_TIMEOUT_MS, QUERY_TIMEOUT_MS, openReference } from '../import/reference-db.js';
 import { formatSummary } from '../import/report.js';
 import { count } from '../core/count.js';
 import { addStoreOptions, requireStoreOf, withStore, type StoreCommandOptions } from './shared-options.js';
@@ -24,6 +24,8 @@ interface ImportOptions extends StoreCommandOptions {
   batchSize: number;
   onConflict: string;
   yes?: boolean;
+  connectTimeout: number;
+  queryTimeout: number;
 }
 
 const HELP = `
@@ -76,6 +78,8 @@ export function registerImport(program: Command): void {
     .option('--on-conflict <what>', "a user or vehicle vts has already: skip (leave vts's) or replace (take the source's, with its data)", 'skip')
     .option('--yes', 'with --on-conflict replace: do not ask (needed when not on a terminal)');
   addConfigOption(cmd, '--batch-size <rows>', 'rows read and written at once', { default: 1000, parse: parseCountIn(1, 100_000) });
+  addConfigOption(cmd, '--connect-timeout <s>', 'seconds to wait for the source database to take the connection', { default: CONNECT_TIMEOUT_MS / 1000, parse: parseCountIn(1, 3600) });
+  addConfigOption(cmd, '--query-timeout <s>', 'seconds to wait for the source database to answer one query (a count, a batch of rows)', { default: QUERY_TIMEOUT_MS / 1000, parse: parseCountIn(1, 86_400) });
   addStoreOptions(cmd).addHelpText('after', HELP);
   cmd.action(async (url: string) => {
     const o = resolveOptions<ImportOptions>(cmd);
@@ -83,7 +87,7 @@ export function registerImport(program: Command): void {
     const onConflict = parseOnConflict(o.onConflict);
     const dryRun = o.dryRun === true;
     if (onConflict === 'replace' && !dryRun) await confirmReplace(o.yes === true);
-    const source = await openReference(url);
+    const source = await openReference(url, { connectMs: o.connectTimeout * 1000, queryMs: o.queryTimeout * 1000 });
     const err = process.stderr;
     const progress = new Progress({ write: (t) => err.write(t), isTTY: err.isTTY, columns: err.columns });
     progress.say(`vts: ${dryRun ? 'dry run: reading' : 'importing'} ${source.target.shown} (${parts.join(', ')})`);

@@ -4,6 +4,7 @@
  * injected (tests).
  */
 import { count, n } from '../core/count.js';
+import { printableLine } from '../core/printable.js';
 
 export interface ProgressOutput {
   write(text: string): void;
@@ -75,7 +76,8 @@ export class Progress {
   /** Something to say between redraws (a skipped row): the bar is drawn again below it. */
   say(line: string): void {
     this.clear();
-    this.out.write(`${line}\n`);
+    // it may quote the source's rows: never a control character to the terminal
+    this.out.write(`${printableLine(line)}\n`);
     if (this.out.isTTY && this.table !== '') this.draw();
   }
 

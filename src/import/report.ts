@@ -3,6 +3,7 @@
  * the reasons), and the rows that broke vts's rules one by one; as a summary table at the end.
  */
 import { count, n } from '../core/count.js';
+import { printableLine } from '../core/printable.js';
 
 /** The bad rows printed one by one per table; the rest are counted. */
 const LISTED = 20;
@@ -58,5 +59,5 @@ export function formatSummary(reports: readonly TableReport[], dryRun: boolean):
     if (r.newerHere > 0) reasons.push(`  ${r.table}: ${n(r.newerHere)} newer in vts than at the source (kept)`);
     out.push(...reasons, ...r.notes.map((note) => `  ${r.table}: ${note}`));
   }
-  return out.join('\n') + '\n';
+  return out.map(printableLine).join('\n') + '\n';
 }
