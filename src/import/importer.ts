@@ -257,7 +257,7 @@ export class Importer {
         }
         this.owners.set(m.sourceKey, clash.id);
         report.updated++;
-        this.o.progress.say(`replaced user ${clash.name} of vts by owner ${m.sourceKey} of the source${notes}`);
+        this.o.progress.say(`${this.o.dryRun ? 'would replace' : 'replaced'} user ${clash.name} of vts by owner ${m.sourceKey} of the source${notes}`);
         return;
       }
       const id = this.o.dryRun ? --this.placeholder : await this.imports.putOwner({ name: m.name, mail: m.mail, passwordHash: s.fresh!.hash, rights: '*' }, { sourceKey: m.sourceKey, fingerprint: m.fingerprint, secret: s.fresh!.secret });
@@ -330,7 +330,7 @@ export class Importer {
       }
       // replace: vts's vehicle goes, with its data; the source's comes in its place
       if (!this.o.dryRun) await this.store.removeVehicle(m.id);
-      this.o.progress.say(`replaced vehicle ${m.id} of user ${here.ownerName} in vts (with its messages and history) by the source's`);
+      this.o.progress.say(`${this.o.dryRun ? 'would replace' : 'replaced'} vehicle ${m.id} of user ${here.ownerName} in vts (with its messages and history) by the source's`);
     }
     this.vehicles.set(m.sourceKey, m.id);
     this.importedVehicles.add(m.id);

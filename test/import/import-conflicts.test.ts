@@ -77,6 +77,8 @@ test('--on-conflict replace: refused off a terminal without --yes; with it the s
   // a dry run needs no --yes and writes nothing
   const dry = await vts(s.args('--on-conflict', 'replace', '--dry-run'), '');
   assert.equal(dry.code, 0, dry.stderr);
+  assert.match(dry.stderr, /would replace user demo of vts by owner 1 of the source/);
+  assert.match(dry.stderr, /would replace vehicle DEMO1 of user demo in vts/);
   await inStore(s.dir, async (st) => assert.equal((await st.getVehicle('DEMO1'))?.carPassword, 'quick-start-car'));
 
   const r = await vts(s.args('--on-conflict', 'replace', '--yes'), '');
