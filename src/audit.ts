@@ -4,7 +4,9 @@
  * targets). Each has `audit` (what was done), `by` (who: the account over HTTP, the system user on
  * the command line, with `sudoUser` under sudo), `via` (http, cli) and what it was done to; never a secret (a token is named
  * by its application, a password not at all). The server writes them to its log; the command
- * line's admin commands to their stderr, as JSON unless it is a terminal.
+ * line's admin commands to their stderr as JSON when it is not a terminal (a script's, a service's,
+ * a log's), and not at all on a terminal, where the answer is for a person (sudo logs the command
+ * there): VTS_LOG_FORMAT=json or pretty prints them on a terminal too.
  */
 import { userInfo } from 'node:os';
 import type { Logger } from 'pino';
@@ -41,10 +43,11 @@ export function systemUser(): string {
 
 let cliLog: Logger | null = null;
 
-/** An audit line of a command-line admin command, on stderr. */
+/** An audit line of a command-line admin command, on stderr (not on a terminal, unless asked for). */
 export function auditCli(action: AuditAction, detail: AuditDetail = {}): void {
-  // VTS_LOG_FORMAT as for vts serve (else pretty on a terminal, JSON otherwise)
+  // VTS_LOG_FORMAT as for vts serve; without it, JSON when stderr is not a terminal, nothing when it is
   const format = process.env.VTS_LOG_FORMAT;
+  if (process.stderr.isTTY === true && format !== 'json' && format !== 'pretty') return;
   cliLog ??= createLogger('info', 2, format === 'json' || format === 'pretty' ? format : undefined);
   // under sudo, who ran sudo as well (as sudo says: the variable is sudo's, but anyone can set it)
   const sudo = process.env.SUDO_USER;

@@ -7,6 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { resolveOptions } from '../config.js';
+import { count } from '../core/count.js';
 import { VtsError } from '../errors.js';
 import { databaseFile, requireDatabase } from '../store/open.js';
 import { backupSqlite } from '../store/sqlite/sqlite-backup.js';
@@ -48,6 +49,6 @@ export function registerBackup(program: Command): void {
       told = true;
       process.stderr.write(`vts: backup: copying ${total} pages of ${source}…\n`);
     });
-    say(`backup of ${source} written to ${fileArg}: ${mib(r.bytes)}, schema version ${r.schemaVersion}, ${r.owners} users, ${r.vehicles} vehicles (checked)`);
+    say(`backup of ${source} written to ${fileArg}: ${mib(r.bytes)}, schema version ${r.schemaVersion}, ${count(r.owners, 'user')}, ${count(r.vehicles, 'vehicle')} (checked)`);
   });
 }

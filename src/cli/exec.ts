@@ -13,6 +13,7 @@
  */
 import { homedir } from 'node:os';
 import type { Command } from 'commander';
+import { consoleLine } from '../core/commands/console-words.js';
 import { toMpCommand, type CommandKind } from '../core/commands/request.js';
 import { addConfigFileOption, addConfigOption, resolveOptions } from '../config.js';
 import { isVtsError, VtsError } from '../errors.js';
@@ -86,6 +87,18 @@ function parseHttpUrl(value: string, option: string): URL {
   return url;
 }
 
+/**
+ * --server (VTS_SERVER): the vts server's URL. A host:port there is refused: it is the MP
+ * server's form (`vts module --mp`, `vts exec --via mp --mp`), and taken as http:// it would reach
+ * the MP port with HTTP.
+ */
+function parseServerUrl(value: string, from: string): URL {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value.trim())) {
+    throw invalid(`${from} must be the vts server's URL, e.g. http://127.0.0.1:6868 (its HTTP API), not ${JSON.stringify(value.trim())}; a v2 (MP) server is host:port with --via mp --mp (VTS_MP)`);
+  }
+  return parseHttpUrl(value, from);
+}
+
 function parseMqttUrl(value: string): string {
   const text = value.trim();
   let url: URL;
@@ -130,7 +143,11 @@ async function readSecrets(o: ExecCliOptions): Promise<void> {
   }
 }
 
-/** The request: the words joined by spaces, as ssh does; the kind from --js, --mp-code or the text. */
+/**
+ * The request: the words joined by spaces; for the console, two or more words are each quoted as
+ * the module's console reads them (one word is a console line as it is). The kind from --js,
+ * --mp-code or the text.
+ */
 function buildRequest(vehicle: string, words: string[], o: ExecCliOptions, via: Via, timeoutMs: number): ExecRequest {
   const vehicleId = validateVehicleId(vehicle);
   let text = words.join(' ');
@@ -144,6 +161,13 @@ function buildRequest(vehicle: string, words: string[], o: ExecCliOptions, via: 
     kind = 'js';
   } else {
     kind = isExtended(text) ? 'mp' : 'shell';
+    if (kind === 'shell' && words.length > 1) {
+      try {
+        text = consoleLine(words);
+      } catch (err) {
+        throw invalid((err as Error).message);
+      }
+    }
   }
   if (text.trim() === '') throw invalid('no command given');
   if (kind === 'mp' && via !== 'server' && via !== 'mp') {
@@ -162,10 +186,10 @@ function secret(o: ExecCliOptions, what: string): string | undefined {
   return s;
 }
 
-async function runVia(via: Via, req: ExecRequest, o: ExecCliOptions): Promise<ExecOutcome> {
+async function runVia(via: Via, req: ExecRequest, o: ExecCliOptions, from: string): Promise<ExecOutcome> {
   switch (via) {
     case 'server': {
-      const url = parseHttpUrl(o.server, '--server');
+      const url = parseServerUrl(o.server, from);
       if (o.user === undefined) throw invalid('--user is required with --via server');
       const user = validateUserName(o.user);
       const s = secret(o, 'password');
@@ -230,9 +254,11 @@ function describe(err: unknown): string {
 }
 
 const HELP = `
-The command words are joined with spaces, as ssh does; quote for the module's console inside one
-argument (vts exec CAR 'config set vehicle name "My car"'), and put -- before a command with words
-that start with a dash (vts exec CAR -- run -ni stat). A command #<code>[,<params>][/<records>],
+The command words are joined with spaces, each word that holds a space quoted for the module's
+console (vts exec CAR notify raise text alert charge.stopped "Charging stopped" sends the text as
+one word). A command given as one argument goes as it is, quoted for the console by you
+(vts exec CAR 'config set vehicle name "My car"'). Put -- before a command with words that start
+with a dash (vts exec CAR -- run -ni stat). A command #<code>[,<params>][/<records>],
 *<ussd># or @<modem command> is an MP command (via server or mp), as in the OVMS apps' shells.
 
 Paths (--via):
@@ -270,7 +296,7 @@ export function registerExec(program: Command): void {
   addConfigOption(cmd, '--js', 'the command is JavaScript (type js; script eval "<code>" on mp, mqtt and ssh)');
   addConfigOption(cmd, '--timeout <s>', 'seconds to wait for the answer, connecting included', { default: 30 });
   addConfigOption(cmd, '--mp-code <n>', 'send MP command <n> with the command words as its parameters (via server or mp)');
-  addConfigOption(cmd, '--server <url>', 'vts server (HTTP API) for --via server', { default: 'http://127.0.0.1:6868' });
+  addConfigOption(cmd, '--server <url>', 'vts server for --via server: the URL of its HTTP API (not host:port)', { default: 'http://127.0.0.1:6868' });
   addConfigOption(cmd, '--user <name>', 'user name (server, mqtt; mp: MP scheme 1 login)');
   addConfigOption(cmd, '--password <password>', 'account password (server, mp scheme 1), car password (mp), broker password (mqtt); - reads stdin');
   addConfigOption(cmd, '--token <token>', 'an API token instead of --password; - reads stdin');
@@ -293,7 +319,8 @@ export function registerExec(program: Command): void {
       const timeoutMs = parseTimeout(o.timeout);
       const req = buildRequest(vehicle, words, o, via, timeoutMs);
       await readSecrets(o);
-      outcome = await runVia(via, req, o);
+      const source = cmd.getOptionValueSource('server');
+      outcome = await runVia(via, req, o, source === 'env' ? 'VTS_SERVER' : source === 'config' ? '"server" of the config file' : '--server');
     } catch (err) {
       process.stderr.write(`vts: ${describe(err)}\n`);
       process.exitCode = 1;

@@ -5,7 +5,7 @@
  * module it never gives up on a server: a refused or failed connection is logged (warn) and
  * retried with back-off (src/module/links/backoff.ts), and the process stays up meanwhile.
  */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { addConfigFileOption, addConfigOption, parseCount, parseLogLevel, parsePort, resolveOptions } from '../config.js';
@@ -15,7 +15,9 @@ import { EmulatedModule } from '../module/module.js';
 import { brokerName } from '../module/links/mqtt-link.js';
 
 interface ModuleCliOptions {
-  server: string;
+  mp: string;
+  /** The old name of --mp (a flag only). */
+  server?: string;
   serverTls?: boolean;
   serverInsecure?: boolean;
   id: string;
@@ -43,11 +45,33 @@ interface ModuleCliOptions {
 
 const LINKS = ['v2', 'mqtt', 'http', 'ssh'] as const;
 
-function parseServer(value: string): { host: string; port: number } {
-  const m = /^(.+?)(?::(\d{1,5}))?$/.exec(value.trim());
+/** `host[:port]` of the v2 (MP) server; a URL is refused (it is vts exec's --server form). */
+function parseServer(value: string, from: string): { host: string; port: number } {
+  const text = value.trim();
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
+    const env = from === 'VTS_SERVER' ? " (VTS_SERVER is vts exec's server URL)" : '';
+    throw new VtsError('VTS_ERR_CONFIG', `${from} is a URL${env}: the module takes its v2 (MP) server as host:port, e.g. --mp 127.0.0.1:6867 or VTS_MP=127.0.0.1:6867`, { whole: true });
+  }
+  const m = /^(.+?)(?::(\d{1,5}))?$/.exec(text);
   const port = m?.[2] === undefined ? 6867 : Number(m[2]);
-  if (!m || port < 1 || port > 65535) throw new VtsError('VTS_ERR_CONFIG', `not a host[:port]: ${value}`);
+  if (!m || port < 1 || port > 65535 || m[1]!.includes('/')) throw new VtsError('VTS_ERR_CONFIG', `${from} is not a host[:port] (e.g. 127.0.0.1:6867): ${value}`, { whole: true });
   return { host: m[1]!.replace(/^\[(.*)\]$/, '$1'), port };
+}
+
+/**
+ * The v2 server and where it was given: --mp, else --server (its old name, on the command line),
+ * else VTS_MP or the config file's "mp", else VTS_SERVER (its old variable, host:port only: a URL
+ * there is vts exec's), else the default.
+ */
+function mpServer(cmd: Command, o: ModuleCliOptions): { value: string; from: string } {
+  const source = cmd.getOptionValueSource('mp');
+  if (source === 'cli') return { value: o.mp, from: '--mp' };
+  if (o.server !== undefined && cmd.getOptionValueSource('server') === 'cli') return { value: o.server, from: '--server' };
+  if (source === 'env') return { value: o.mp, from: 'VTS_MP' };
+  if (source === 'config') return { value: o.mp, from: '"mp" of the config file' };
+  const old = process.env.VTS_SERVER;
+  if (old !== undefined && old.trim() !== '') return { value: old, from: 'VTS_SERVER' };
+  return { value: o.mp, from: '--mp' };
 }
 
 function parseMqttUrl(value: string): string {
@@ -112,11 +136,12 @@ export function registerModule(program: Command): void {
     .description('run emulated OVMS vehicle modules that connect to a server as cars')
     .addHelpText(
       'after',
-      '\nExample:\n  vts module --server 127.0.0.1:6867 --id DEMO1 --password NETPASS\n' +
+      '\nExample:\n  vts module --mp 127.0.0.1:6867 --id DEMO1 --password NETPASS\n' +
         '  vts module --count 100 --id-prefix EMU --password NETPASS --speedup 10',
     );
   addConfigFileOption(cmd);
-  addConfigOption(cmd, '--server <host:port>', 'v2 (MP) server to connect to', { default: '127.0.0.1:6867' });
+  addConfigOption(cmd, '--mp <host:port>', 'v2 (MP) server to connect to, as host:port (not a URL)', { default: '127.0.0.1:6867' });
+  cmd.addOption(new Option('--server <host:port>', 'the old name of --mp').hideHelp());
   addConfigOption(cmd, '--server-tls', 'connect to the v2 server with TLS (port 6870)');
   addConfigOption(cmd, '--server-insecure', 'with --server-tls: accept any server certificate');
   addConfigOption(cmd, '--id <vehicleid>', 'vehicle id (with --count 1)', { default: 'EMU0001' });
@@ -159,7 +184,8 @@ export function registerModule(program: Command): void {
     checkLinkOptions(o, links);
     const log = createLogger(o.logLevel);
     const portFor = (base: number, k: number): number => (base === 0 ? 0 : base + k);
-    const server = parseServer(o.server);
+    const mp = mpServer(cmd, o);
+    const server = links.has('v2') ? parseServer(mp.value, mp.from) : { host: '', port: 0 };
     const ids =
       o.count === 1 ? [o.id.toUpperCase()] : Array.from({ length: o.count }, (_, k) => `${o.idPrefix}${String(k + 1).padStart(4, '0')}`.toUpperCase());
     const modules = ids.map(
@@ -191,7 +217,7 @@ export function registerModule(program: Command): void {
     );
     const mqttUrl = links.has('mqtt') ? brokerName(o.mqtt) : undefined;
     await runUntilSignal(modules, log, () => {
-      log.info({ modules: ids.length, server: links.has('v2') ? o.server : undefined, mqtt: mqttUrl, links: [...links] }, 'modules started');
+      log.info({ modules: ids.length, server: links.has('v2') ? mp.value : undefined, mqtt: mqttUrl, links: [...links] }, 'modules started');
       const ports = modules.map((m) => ({ id: m.opts.id, http: m.ports.http, ssh: m.ports.ssh }));
       process.stdout.write(JSON.stringify({ event: 'started', modules: ports }) + '\n');
     });

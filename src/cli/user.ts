@@ -27,6 +27,10 @@ interface AddOptions extends PasswordOptions {
   rights: string;
 }
 
+interface RemoveOptions extends StoreCommandOptions {
+  withVehicles?: boolean;
+}
+
 interface ListOptions extends StoreCommandOptions {
   json?: boolean;
 }
@@ -111,14 +115,28 @@ export function registerUser(program: Command): void {
 
   const remove = user
     .command('remove')
-    .description('remove a user without vehicles (with its API tokens and push subscriptions)')
-    .argument('<name>', 'user name');
+    .description('remove a user (with its API tokens and push subscriptions); one that owns vehicles only with --with-vehicles')
+    .argument('<name>', 'user name')
+    .option('--with-vehicles', 'remove its vehicles too, with all their data (messages, history, subscriptions)');
   addStoreOptions(remove).action(async (nameArg: string) => {
-    const o = resolveOptions<StoreCommandOptions>(remove);
+    const o = resolveOptions<RemoveOptions>(remove);
     const name = validateUserName(nameArg);
-    const found = await withStore(o, (store) => store.removeOwner(name));
+    const { found, vehicles } = await withStore(o, async (store) => {
+      const owner = await store.getOwnerByName(name);
+      if (!owner) return { found: false, vehicles: [] as string[] };
+      const ids = (await store.listVehicles(owner.id)).map((v) => v.id);
+      if (ids.length > 0 && !o.withVehicles) {
+        throw new VtsError(
+          'VTS_ERR_USER_HAS_VEHICLES',
+          `${owner.name} owns ${ids.length} vehicle${ids.length === 1 ? '' : 's'} (${ids.join(', ')}): vts user remove ${owner.name} --with-vehicles removes ${ids.length === 1 ? 'it' : 'them'} too, with ${ids.length === 1 ? 'its' : 'their'} data`,
+        );
+      }
+      for (const id of ids) await store.removeVehicle(id);
+      return { found: await store.removeOwner(owner.name), vehicles: ids };
+    });
     if (!found) throw new VtsError('VTS_ERR_UNKNOWN_USER', name);
+    for (const id of vehicles) auditCli('vehicle.remove', { vehicle: id });
     auditCli('user.remove', { user: name });
-    say(`user ${name} removed`);
+    say(vehicles.length > 0 ? `user ${name} removed, with ${vehicles.length === 1 ? 'vehicle' : 'vehicles'} ${vehicles.join(', ')}` : `user ${name} removed`);
   });
 }

@@ -12,6 +12,7 @@ import { IMPORT_TABLES, type ImportOrigin, type ImportStore, type ImportTable, t
 import type { Store } from '../store/store.js';
 import type { Progress } from './progress.js';
 import type { ReferenceSource, ReferenceTable } from './reference-db.js';
+import { count } from '../core/count.js';
 import { TableReport } from './report.js';
 import {
   autoProvisionOf,
@@ -80,7 +81,15 @@ export interface ImportOptions {
   progress: Progress;
   /** Passwords hashed (or checked) at once. */
   hashing: number;
+  /**
+   * A user or vehicle vts has already, not imported from this source: left as it is (`skip`), or
+   * taken over by the source's, with its data (`replace`).
+   */
+  onConflict?: OnConflict;
 }
+
+export const ON_CONFLICT = ['skip', 'replace'] as const;
+export type OnConflict = (typeof ON_CONFLICT)[number];
 
 /** The rows of one of the five tables of rows (not owners, vehicles). */
 interface RowPart {
@@ -106,10 +115,14 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
 
 export class Importer {
   readonly reports: TableReport[] = [];
+  /** Users and vehicles of vts left as they were (skip) or taken over (replace) in conflict with the source's. */
+  conflicts = 0;
   private readonly imports: ImportStore;
   /** source owner id → vts owner id; source `<owner>/<VEHICLEID>` → vts vehicle id */
   private readonly owners = new Map<string, number>();
   private readonly vehicles = new Map<string, string>();
+  /** The vts vehicles that came from this source (earlier or in this run): never replaced. */
+  private readonly importedVehicles = new Set<string>();
   private placeholder = 0;
   /** The source owners that are active users there (this run). */
   private readonly activeOwners = new Set<string>();
@@ -134,7 +147,10 @@ export class Importer {
   async run(): Promise<TableReport[]> {
     // where earlier imports put owners and vehicles: for the parts that are not imported this time
     for (const origin of await this.imports.origins('owner')) this.owners.set(origin.sourceKey, Number(origin.targetKey));
-    for (const origin of await this.imports.origins('vehicle')) this.vehicles.set(origin.sourceKey, origin.targetKey);
+    for (const origin of await this.imports.origins('vehicle')) {
+      this.vehicles.set(origin.sourceKey, origin.targetKey);
+      this.importedVehicles.add(origin.targetKey);
+    }
     const rowParts: Partial<Record<Part, RowPart>> = {
       messages: { target: 'car_messages', map: (r) => carMessageOf(r, this.mapping) },
       history: { target: 'historical', map: (r) => historicalOf(r, this.mapping, this.o.now) },
@@ -226,7 +242,22 @@ export class Importer {
     const notes = m.password.kind === 'none' ? ` (imported without a password: ${m.password.why}; set one with vts user passwd ${m.name})` : '';
     if (!s.current || !s.origin) {
       if (clash) {
-        this.skipped(report, { skip: `a user ${clash.name} is in vts already and was not imported from owner ${m.sourceKey} of this source: left as it is`, bad: true });
+        this.conflicts++;
+        if (this.o.onConflict !== 'replace') {
+          const skip =
+            `a user ${clash.name} is in vts already and was not imported from owner ${m.sourceKey} of this source: left as it is, ` +
+            `and the source's vehicles, messages and history of that owner with it (--on-conflict replace takes the source's user over vts's; ` +
+            `or remove it first: vts user remove ${clash.name} --with-vehicles)`;
+          this.skipped(report, { skip, bad: true });
+          return;
+        }
+        // replace: vts's user becomes the source's (its name, mail, password), under its id
+        if (!this.o.dryRun) {
+          await this.imports.putOwner({ id: clash.id, name: m.name, mail: m.mail, passwordHash: s.fresh!.hash, rights: '*' }, { sourceKey: m.sourceKey, fingerprint: m.fingerprint, secret: s.fresh!.secret });
+        }
+        this.owners.set(m.sourceKey, clash.id);
+        report.updated++;
+        this.o.progress.say(`${this.o.dryRun ? 'would replace' : 'replaced'} user ${clash.name} of vts by owner ${m.sourceKey} of the source${notes}`);
         return;
       }
       const id = this.o.dryRun ? --this.placeholder : await this.imports.putOwner({ name: m.name, mail: m.mail, passwordHash: s.fresh!.hash, rights: '*' }, { sourceKey: m.sourceKey, fingerprint: m.fingerprint, secret: s.fresh!.secret });
@@ -259,7 +290,7 @@ export class Importer {
   /** Owners imported earlier that are no longer active at the source: said, and left. */
   private async ownersGone(report: TableReport): Promise<void> {
     const gone = (await this.imports.origins('owner')).filter((o) => !this.activeOwners.has(o.sourceKey));
-    if (gone.length > 0) report.notes.push(`${gone.length} imported earlier are no longer active users at the source: left in vts (vts user remove <name> removes one)`);
+    if (gone.length > 0) report.notes.push(`${count(gone.length, 'owner')} imported earlier ${gone.length === 1 ? 'is no longer an active user' : 'are no longer active users'} at the source: left in vts (vts user remove <name> --with-vehicles removes one)`);
   }
 
   // --- vehicles ---
@@ -282,12 +313,27 @@ export class Importer {
     }
     const here = await this.store.getVehicle(m.id);
     const ours = origin !== undefined && origin.targetKey === m.id;
-    if ((here && !ours && here.ownerId !== ownerId) || (!here && this.dryVehicles.has(m.id))) {
-      const who = here ? `user ${here.ownerName}` : 'another owner at the source';
-      this.skipped(report, { skip: `vehicle ${m.id} of owner ${m.sourceOwner} belongs to ${who} in vts: left as it is`, bad: true });
+    // only a vehicle that did not come from this source is replaced (not one of another source owner's)
+    const replace = this.o.onConflict === 'replace' && !this.importedVehicles.has(m.id);
+    if (!here && this.dryVehicles.has(m.id)) {
+      this.skipped(report, { skip: `vehicle ${m.id} of owner ${m.sourceOwner} belongs to another owner at the source: left out`, bad: true });
       return;
     }
+    if (here && !ours && (here.ownerId !== ownerId || replace)) {
+      this.conflicts++;
+      if (!replace) {
+        const skip =
+          `vehicle ${m.id} of owner ${m.sourceOwner} belongs to user ${here.ownerName} in vts: left as it is, and the source's messages and history of it stay out ` +
+          `(--on-conflict replace takes the source's vehicle over vts's; or remove it first: vts vehicle remove ${m.id})`;
+        this.skipped(report, { skip, bad: true });
+        return;
+      }
+      // replace: vts's vehicle goes, with its data; the source's comes in its place
+      if (!this.o.dryRun) await this.store.removeVehicle(m.id);
+      this.o.progress.say(`${this.o.dryRun ? 'would replace' : 'replaced'} vehicle ${m.id} of user ${here.ownerName} in vts (with its messages and history) by the source's`);
+    }
     this.vehicles.set(m.sourceKey, m.id);
+    this.importedVehicles.add(m.id);
     if (here && ours && here.ownerId === ownerId && origin.fingerprint === m.fingerprint) {
       report.unchanged++;
       return;

@@ -3,7 +3,8 @@
  * left), else a plain line every `every` ms; a line when a table is done either way. The clock is
  * injected (tests).
  */
-import { n } from './report.js';
+import { count, n } from '../core/count.js';
+import { printableLine } from '../core/printable.js';
 
 export interface ProgressOutput {
   write(text: string): void;
@@ -69,13 +70,14 @@ export class Progress {
     const took = this.now() - this.started;
     const rate = took > 0 ? ` (${n((this.done * 1000) / took)} rows/s)` : '';
     this.clear();
-    this.out.write(`${this.table}: ${n(this.done)} rows in ${duration(took)}${rate}\n`);
+    this.out.write(`${this.table}: ${count(this.done, 'row')} in ${duration(took)}${rate}\n`);
   }
 
   /** Something to say between redraws (a skipped row): the bar is drawn again below it. */
   say(line: string): void {
     this.clear();
-    this.out.write(`${line}\n`);
+    // it may quote the source's rows: never a control character to the terminal
+    this.out.write(`${printableLine(line)}\n`);
     if (this.out.isTTY && this.table !== '') this.draw();
   }
 
@@ -95,7 +97,7 @@ export class Progress {
   line(): string {
     const { rate, eta } = this.rateAndEta();
     const pct = this.total > 0 ? Math.min(100, Math.floor((this.done * 100) / this.total)) : 100;
-    return `${this.table}: ${n(this.done)} / ${n(this.total)} rows (${pct} %), ${n(rate)} rows/s, about ${eta} left`;
+    return `${this.table}: ${n(this.done)} / ${count(this.total, 'row')} (${pct} %), ${n(rate)} rows/s, about ${eta} left`;
   }
 
   private draw(): void {

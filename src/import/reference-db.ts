@@ -5,6 +5,7 @@
  * the session is READ ONLY, so a statement that would write fails in the server.
  */
 import { createConnection, type Connection, type ConnectionOptions, type RowDataPacket } from 'mysql2/promise';
+import { printableLine } from '../core/printable.js';
 import { VtsError } from '../errors.js';
 
 /** The tables and the columns vts reads from each (a reference schema has at least these). */
@@ -40,6 +41,10 @@ export interface ReferenceSource {
   close(): Promise<void>;
 }
 
+/** Defaults of --connect-timeout and --query-timeout. */
+export const CONNECT_TIMEOUT_MS = 10_000;
+export const QUERY_TIMEOUT_MS = 300_000;
+
 const HINT = 'give the reference database as mysql://user:password@host:3306/database (or mysql://user@localhost/database?socket=/run/mysqld/mysqld.sock)';
 
 /**
@@ -47,7 +52,7 @@ const HINT = 'give the reference database as mysql://user:password@host:3306/dat
  * password). A URL without a password takes MYSQL_PWD's, as the mysql client does (a password
  * out of the process list).
  */
-export function sourceOptions(url: string, env: NodeJS.ProcessEnv = process.env): { options: ConnectionOptions; target: SourceTarget } {
+export function sourceOptions(url: string, env: NodeJS.ProcessEnv = process.env, connectTimeoutMs = CONNECT_TIMEOUT_MS): { options: ConnectionOptions; target: SourceTarget } {
   let u: URL;
   try {
     u = new URL(url);
@@ -75,7 +80,7 @@ export function sourceOptions(url: string, env: NodeJS.ProcessEnv = process.env)
       password: decode(u.password) || env.MYSQL_PWD || '',
       database,
       ...(socket ? { socketPath: socket } : { host, port }),
-      connectTimeout: 10_000,
+      connectTimeout: connectTimeoutMs,
       // times as they are stored (UTC), as text: turned into epoch seconds here, not by the driver
       dateStrings: true,
       supportBigNumbers: true,
@@ -85,17 +90,40 @@ export function sourceOptions(url: string, env: NodeJS.ProcessEnv = process.env)
   };
 }
 
-/** The one line of a connection that failed. */
-function connectError(err: unknown, target: SourceTarget, user: string): VtsError {
-  const code = (err as { code?: unknown }).code;
-  const c = typeof code === 'string' ? code : '';
-  const say = (m: string): VtsError => new VtsError('VTS_ERR_IMPORT_SOURCE', m, { whole: true, cause: err });
+const codeOf = (err: unknown): string => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : '';
+};
+
+/** The one line of a connection that failed (what came from the server made printable). */
+function connectError(err: unknown, target: SourceTarget, user: string, timeoutMs: number): VtsError {
+  const c = codeOf(err);
+  const say = (m: string): VtsError => new VtsError('VTS_ERR_IMPORT_SOURCE', printableLine(m), { whole: true, cause: err });
   if (c.startsWith('ER_ACCESS_DENIED') || c === 'ER_DBACCESS_DENIED_ERROR') return say(`the server refused the login of user ${user} for ${target.shown}: check the user and password in the URL`);
   if (c === 'ER_BAD_DB_ERROR') return say(`there is no database ${target.database} at ${target.shown}: check the database in the URL`);
-  if (c === 'ECONNREFUSED' || c === 'ENOTFOUND' || c === 'ETIMEDOUT' || c === 'EHOSTUNREACH' || c === 'ENOENT') {
+  if (c === 'ETIMEDOUT' || c === 'PROTOCOL_SEQUENCE_TIMEOUT') {
+    return say(
+      `no answer from MySQL/MariaDB for ${target.shown} within ${timeoutMs / 1000} s: check the host and port of the URL, that the server runs there and that no firewall drops the connection (--connect-timeout gives it longer)`,
+    );
+  }
+  if (c === 'ECONNREFUSED' || c === 'ENOTFOUND' || c === 'EHOSTUNREACH' || c === 'ENOENT') {
     return say(`cannot reach MySQL/MariaDB for ${target.shown} (${c}): check the URL and that the server runs there`);
   }
   return say(`cannot use ${target.shown}: ${c || (err instanceof Error ? err.message : String(err))}`);
+}
+
+/** The one line of a query that failed or took too long (what came from the server made printable). */
+function queryError(err: unknown, target: SourceTarget, what: string, timeoutMs: number): VtsError {
+  if (err instanceof VtsError) return err;
+  const c = codeOf(err);
+  const say = (m: string): VtsError => new VtsError('VTS_ERR_IMPORT_SOURCE', printableLine(m), { whole: true, cause: err });
+  if (c === 'PROTOCOL_SEQUENCE_TIMEOUT') {
+    return say(
+      `${target.shown} did not answer reading ${what} within ${timeoutMs / 1000} s: check that server's load and locks, or give it longer with --query-timeout (or read less at once with --batch-size)`,
+    );
+  }
+  const text = err instanceof Error ? err.message : String(err);
+  return say(`reading ${what} from ${target.shown} failed: ${c ? `${c}: ` : ''}${text}: run the import again (it goes on from what it brought over)`);
 }
 
 const quote = (name: string): string => `\`${name.replace(/`/g, '``')}\``;
@@ -119,10 +147,11 @@ export function rowsAfter(key: readonly string[], last: readonly unknown[]): { w
 }
 
 /** Checks that every table and column vts reads is there. */
-async function checkSchema(c: Connection, target: SourceTarget): Promise<void> {
-  const [rows] = await c.query<RowDataPacket[]>(
-    'SELECT LOWER(TABLE_NAME) AS t, LOWER(COLUMN_NAME) AS c FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()',
-  );
+async function checkSchema(c: Connection, target: SourceTarget, timeout: number): Promise<void> {
+  const [rows] = await c.query<RowDataPacket[]>({
+    sql: 'SELECT LOWER(TABLE_NAME) AS t, LOWER(COLUMN_NAME) AS c FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()',
+    timeout,
+  });
   const columns = new Set(rows.map((r) => `${String(r.t)}.${String(r.c)}`));
   const tables = new Set(rows.map((r) => String(r.t)));
   const missingTables = Object.keys(REFERENCE_TABLES).filter((t) => !tables.has(t));
@@ -134,28 +163,52 @@ async function checkSchema(c: Connection, target: SourceTarget): Promise<void> {
   if (missing.length > 0) throw new VtsError('VTS_ERR_IMPORT_SOURCE', `${target.shown} is not a reference server's database of the known schema: no column ${missing.join(', ')}`, { whole: true });
 }
 
-/** Connects read-only and checks the schema. */
-export async function openReference(url: string): Promise<ReferenceSource> {
-  const { options, target } = sourceOptions(url);
+export interface ReferenceTimeouts {
+  /** Connecting, the login included (default 10 s). */
+  connectMs?: number;
+  /** Each query: a count, a batch of rows (default 5 min). */
+  queryMs?: number;
+}
+
+/**
+ * Connects read-only and checks the schema. A connection that is not made within the connect
+ * timeout, and a query that does not answer within the query timeout, are one-line errors that
+ * say what to do.
+ */
+export async function openReference(url: string, timeouts: ReferenceTimeouts = {}): Promise<ReferenceSource> {
+  const connectMs = timeouts.connectMs ?? CONNECT_TIMEOUT_MS;
+  const timeout = timeouts.queryMs ?? QUERY_TIMEOUT_MS;
+  const { options, target } = sourceOptions(url, process.env, connectMs);
   let c: Connection;
   try {
     c = await createConnection(options);
   } catch (err) {
-    throw connectError(err, target, String(options.user));
+    throw connectError(err, target, String(options.user), connectMs);
   }
   try {
-    await c.query('SET SESSION TRANSACTION READ ONLY');
-    await c.query("SET time_zone = '+00:00'");
-    await checkSchema(c, target);
+    await c.query({ sql: 'SET SESSION TRANSACTION READ ONLY', timeout });
+    await c.query({ sql: "SET time_zone = '+00:00'", timeout });
+    await checkSchema(c, target, timeout);
   } catch (err) {
-    await c.end().catch(() => undefined);
-    throw err instanceof VtsError ? err : connectError(err, target, String(options.user));
+    c.destroy(); // a query may still run there (a timeout): not ended politely
+    throw err instanceof VtsError ? err : queryError(err, target, 'its schema', timeout);
   }
+  // a query that failed (one that timed out is still running there): the connection is dropped, not
+  // ended politely (which would wait for that query)
+  let broken = false;
+  const failed = (err: unknown, what: string): VtsError => {
+    broken = true;
+    return queryError(err, target, what, timeout);
+  };
   return {
     target,
     async count(table) {
-      const [rows] = await c.query<RowDataPacket[]>(`SELECT COUNT(*) AS n FROM ${quote(table)}`);
-      return Number(rows[0]?.n ?? 0);
+      try {
+        const [rows] = await c.query<RowDataPacket[]>({ sql: `SELECT COUNT(*) AS n FROM ${quote(table)}`, timeout });
+        return Number(rows[0]?.n ?? 0);
+      } catch (err) {
+        throw failed(err, `the rows of ${table}`);
+      }
     },
     async *batches(table, key, batch) {
       const cols = REFERENCE_TABLES[table].map(quote).join(', ');
@@ -163,7 +216,12 @@ export async function openReference(url: string): Promise<ReferenceSource> {
       let after: { where: string; values: unknown[] } | null = null;
       for (;;) {
         const where: string = after ? `WHERE ${after.where}` : '';
-        const [rows]: [RowDataPacket[], unknown] = await c.query<RowDataPacket[]>(`SELECT ${cols} FROM ${quote(table)} ${where} ORDER BY ${order} LIMIT ${Math.max(1, Math.floor(batch))}`, after?.values ?? []);
+        let rows: RowDataPacket[];
+        try {
+          [rows] = await c.query<RowDataPacket[]>({ sql: `SELECT ${cols} FROM ${quote(table)} ${where} ORDER BY ${order} LIMIT ${Math.max(1, Math.floor(batch))}`, timeout }, after?.values ?? []);
+        } catch (err) {
+          throw failed(err, table);
+        }
         if (rows.length === 0) return;
         yield rows;
         if (rows.length < batch) return;
@@ -172,7 +230,8 @@ export async function openReference(url: string): Promise<ReferenceSource> {
       }
     },
     async close() {
-      await c.end().catch(() => undefined);
+      if (broken) c.destroy();
+      else await c.end().catch(() => undefined);
     },
   };
 }

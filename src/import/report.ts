@@ -2,11 +2,11 @@
  * What an import reports: per table, the rows read, added, updated, unchanged and skipped (with
  * the reasons), and the rows that broke vts's rules one by one; as a summary table at the end.
  */
+import { count, n } from '../core/count.js';
+import { printableLine } from '../core/printable.js';
 
 /** The bad rows printed one by one per table; the rest are counted. */
 const LISTED = 20;
-/** A count as the import prints it: 1,000,000. */
-export const n = (v: number): string => Math.round(v).toLocaleString('en-US');
 const BAD = 'broke a rule of vts or conflicted with its data (printed above)';
 
 export class TableReport {
@@ -43,7 +43,7 @@ export class TableReport {
 
   /** After the table: how many bad rows were not printed. */
   unlisted(): string | undefined {
-    return this.badCount > LISTED ? `skipped ${n(this.badCount - LISTED)} more rows of ${this.table} for such reasons` : undefined;
+    return this.badCount > LISTED ? `skipped ${count(this.badCount - LISTED, 'more row')} of ${this.table} for such reasons` : undefined;
   }
 }
 
@@ -59,5 +59,5 @@ export function formatSummary(reports: readonly TableReport[], dryRun: boolean):
     if (r.newerHere > 0) reasons.push(`  ${r.table}: ${n(r.newerHere)} newer in vts than at the source (kept)`);
     out.push(...reasons, ...r.notes.map((note) => `  ${r.table}: ${note}`));
   }
-  return out.join('\n') + '\n';
+  return out.map(printableLine).join('\n') + '\n';
 }

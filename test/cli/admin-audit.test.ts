@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { userInfo } from 'node:os';
+import { spawn } from 'node:child_process';
 import { spawnVts } from './spawn-helpers.js';
 
 const auditOf = (stderr: string): Record<string, unknown>[] =>
@@ -44,4 +45,24 @@ test('user, vehicle and notification-target commands each write an audit line', 
   }
   // a read changes nothing: no audit line
   assert.deepEqual(auditOf((await spawnVts(['user', 'list', ...data])).stderr), []);
+});
+
+test('on a terminal the answer holds no audit line (VTS_LOG_FORMAT=json brings it back)', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'vts-audit-tty-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const main = new URL('../../src/cli/main.ts', import.meta.url).pathname;
+  // script(1) runs the command on a pseudo-terminal: stdout and stderr are a terminal, as for a person
+  const onTerminal = (args: string, env: Record<string, string> = {}): Promise<string> => {
+    const cmd = `${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(main)} ${args} --data-dir ${JSON.stringify(join(dir, 'data'))}`;
+    const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VTS_')));
+    const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    return new Promise((resolve) => child.once('close', () => resolve(out)));
+  };
+  const plain = await onTerminal('user add demo --password secret-password-1');
+  assert.match(plain, /user demo added/);
+  assert.doesNotMatch(plain, /audit: |"audit"/);
+  const asked = await onTerminal('user passwd demo --password secret-password-2', { VTS_LOG_FORMAT: 'json' });
+  assert.match(asked, /"audit":"user\.password"/);
 });

@@ -45,7 +45,7 @@ test('a backup taken under write load is consistent, checked, and restores', { s
   writing = false;
   await load;
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^backup of .*vts\.sqlite written to .*vts-copy\.sqlite: [\d.]+ MiB, schema version \d+, 1 users, 1 vehicles \(checked\)\n$/);
+  assert.match(r.stdout, /^backup of .*vts\.sqlite written to .*vts-copy\.sqlite: [\d.]+ MiB, schema version \d+, 1 user, 1 vehicle \(checked\)\n$/);
   assert.ok(written > ROWS_BEFORE + 200, 'the server wrote during the backup');
   assert.equal(statSync(file).mode & 0o777, 0o600);
 
@@ -85,7 +85,7 @@ test('an existing file is kept unless --force; PostgreSQL and a missing database
   assert.equal(kept.stderr, `vts: invalid input: ${file} exists: choose another name, or give --force to replace it (VTS_ERR_INVALID_INPUT)\n`);
   const forced = await spawnVts(['backup', file, '--data-dir', data, '--force']);
   assert.equal(forced.code, 0, forced.stderr);
-  assert.match(forced.stdout, /1 users, 0 vehicles \(checked\)/);
+  assert.match(forced.stdout, /1 user, 0 vehicles \(checked\)/);
 
   const pg = await spawnVts(['backup', join(dir, 'x.sqlite'), '--database', 'postgres://vts@127.0.0.1:5432/vts']);
   assert.equal(pg.code, 1);

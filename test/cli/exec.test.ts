@@ -195,6 +195,11 @@ test('every path runs a shell command: echo hi prints hi and exits 0', async () 
   for (const r of runs) for (const secret of SECRETS) assert.ok(!(r.stdout + r.stderr).includes(secret));
 });
 
+test('a word with a space arrives as one word on the module (quoted for its console)', async () => {
+  const r = await vts(['TESTCAR', 'echo', 'Charging stopped', "it's", '"quoted"', ...server()]);
+  assertOk(r, 'Charging stopped\nit\'s\n"quoted"\n', 'server');
+});
+
 test('JavaScript (--js) on every path; the output ends with a line end', async () => {
   const js = 'print(20 + 22)';
   const runs = await Promise.all([server(), http(), mp(), mqtt(), ssh()].map((args) => vts(['TESTCAR', '--js', js, ...args])));
@@ -278,6 +283,7 @@ test('invalid input, an unreachable module and a wrong host key are refused with
     ['server: a token without the right command', ['TESTCAR', 'stat', '--server', base, '--user', 'demo', '--token', READ_TOKEN], /this API token may not run commands: its permit needs the right command .*permit=command/],
     ['ssh: no identity file', ['TESTCAR', 'stat', ...ssh().slice(0, 4), '--identity', '/nonexistent/id_ed25519'], /the identity file \/nonexistent\/id_ed25519 does not exist: give your SSH private key with --identity/],
     ['no user', ['TESTCAR', 'stat', '--server', base, '--password', USER_PASSWORD], /--user is required with --via server/],
+    ['server: host:port, not a URL', ['TESTCAR', 'stat', ...server().slice(2), '--server', `127.0.0.1:${s.srv.mpPort}`], /--server must be the vts server's URL, e\.g\. http:\/\/127\.0\.0\.1:6868 \(its HTTP API\), not "127\.0\.0\.1:\d+"; a v2 \(MP\) server is host:port with --via mp --mp \(VTS_MP\)/],
     ['bad timeout', ['TESTCAR', 'stat', ...server(), '--timeout', '0'], /--timeout must be/],
     ['MP syntax on a direct path', ['TESTCAR', '#20,1234', ...http()], /use --via server or mp, not http/],
     ['nothing listening', ['TESTCAR', 'stat', '--via', 'http', '--module', `http://127.0.0.1:${port}`], /cannot reach the module at http:\/\/127.0.0.1:\d+: ECONNREFUSED/],

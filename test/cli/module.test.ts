@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { vtsModule } from '../module/module-cli.js';
+import { vts } from './admin-helpers.js';
 import { eventually } from '../mp/helpers.js';
 import { startTestServer } from '../support/server.js';
 
@@ -25,7 +26,7 @@ test('two modules connect as cars, serve /api/execute, and stop on SIGTERM', asy
   await srv.addVehicle('EMU0002', owner, 'NETPASS');
 
   const m = vtsModule([
-    '--server', `127.0.0.1:${srv.mpPort}`, '--count', '2', '--id-prefix', 'emu', '--password', 'NETPASS',
+    '--mp', `127.0.0.1:${srv.mpPort}`, '--count', '2', '--id-prefix', 'emu', '--password', 'NETPASS',
     '--apikey', 'adminpw', '--links', 'v2,http', '--http-port', '0', '--state-dir', state, '--log-level', 'warn',
   ]);
   t.after(() => {
@@ -74,11 +75,16 @@ test('a missing option is an error that names the link needing it; options of un
     [['--password', 'x', '--links', 'v2,telepathy'], /unknown link telepathy/],
     [['--password', 'x', '--reconnect-min', '5', '--reconnect-max', '2'], /--reconnect-max \(2 s\) must not be below --reconnect-min \(5 s\)/],
     [['--password', 'x', '--reconnect-min', '0'], /reconnect-min/],
+    // a URL where the MP server's host:port belongs: refused at once, not retried for ever
+    [['--password', 'x', '--mp', 'http://127.0.0.1:6868'], /^vts: --mp is a URL: the module takes its v2 \(MP\) server as host:port, e\.g\. --mp 127\.0\.0\.1:6867 or VTS_MP=127\.0\.0\.1:6867 \(VTS_ERR_CONFIG\)$/m],
+    [['--password', 'x', '--server', 'https://vts.example'], /--server is a URL: .* as host:port/],
+    [['--password', 'x', '--mp', '127.0.0.1:99999'], /--mp is not a host\[:port\]/],
   ];
+  // the checks run before anything starts: in this process (no child process each)
   for (const [args, message] of failures) {
-    const p = vtsModule(['--log-level', 'silent', ...args]);
-    assert.notEqual(await p.exit, 0, args.join(' '));
-    assert.match(p.stderr.join('\n'), message, args.join(' '));
+    const r = await vts(['module', '--log-level', 'silent', ...args]);
+    assert.equal(r.code, 1, args.join(' '));
+    assert.match(r.stderr, message, args.join(' '));
   }
 });
 

@@ -152,6 +152,28 @@ test('user remove: refused while the user owns vehicles, unknown users are error
   assert.equal(again.stderr, 'vts: no such user: demo (VTS_ERR_UNKNOWN_USER)\n');
 });
 
+test('user remove: the refusal says how to remove the vehicles too; --with-vehicles removes them with their data', async (t) => {
+  const dir = dataDir(t);
+  await vts(['user', 'add', 'demo', '--password', 'password', '--data-dir', dir]);
+  await vts(['vehicle', 'add', 'DEMO1', '--owner', 'demo', '--password', 'p', '--data-dir', dir]);
+  await inStore(dir, async (s) => {
+    s.putCarMessage('DEMO1', { code: 'S', data: '80,K', time: 1_700_000_000, paranoid: false, ptoken: '' });
+    await s.flush();
+  });
+
+  const refused = await vts(['user', 'remove', 'demo', '--data-dir', dir]);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /demo owns 1 vehicle \(DEMO1\): vts user remove demo --with-vehicles removes it too, with its data \(VTS_ERR_USER_HAS_VEHICLES\)/);
+
+  const r = await vts(['user', 'remove', 'demo', '--with-vehicles', '--data-dir', dir]);
+  assert.deepEqual(r, { code: 0, stdout: 'user demo removed, with vehicle DEMO1\n', stderr: '' });
+  await inStore(dir, async (s) => {
+    assert.equal(await s.getOwnerByName('demo'), undefined);
+    assert.equal(await s.getVehicle('DEMO1'), undefined);
+    assert.deepEqual(await s.getCarMessages('DEMO1'), []);
+  });
+});
+
 test('the data dir comes from VTS_DATA_DIR or a shared --config file (unknown keys ignored)', async (t) => {
   const dir = dataDir(t);
   const saved = process.env.VTS_DATA_DIR;
