@@ -33,6 +33,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { VtsError } from '../errors.js';
+import { isOutage } from './outage.js';
 import type { CarMessage, HistoricalRecord, UtilisationDelta } from './store.js';
 
 export {
@@ -498,7 +499,8 @@ export class WriteBehindBuffer {
         if (this.away !== null) this.resumed();
         return undefined;
       } catch (err) {
-        if (!this.retryable(err)) return this.commitSplit(batch, err);
+        // parts of a batch the database is away for would each fail the same way (src/store/outage.ts)
+        if (!this.retryable(err)) return isOutage(err) ? { error: err, failed: null } : this.commitSplit(batch, err);
         const scheduled = this.retryDelaysMs[tries];
         if (scheduled !== undefined) {
           delay = scheduled;

@@ -42,9 +42,12 @@ export function serveProcess(args: string[], opts: { env?: Record<string, string
   return { child, stdout, stderr, exit };
 }
 
-/** The one listening line of stdout (fails when the child exits or prints none within 15 s). */
+/**
+ * The one listening line of stdout (fails when the child exits or prints none within 60 s: a guard
+ * against a hang, not a bound of the start-up, which takes 15 s and more on a loaded 2-core machine).
+ */
 export async function listening(r: Running): Promise<Record<string, unknown>> {
-  for (let k = 0; k < 300 && r.stdout.length === 0; k++) {
+  for (let k = 0; k < 1200 && r.stdout.length === 0; k++) {
     if (r.child.exitCode !== null) break;
     await new Promise((res) => setTimeout(res, 50));
   }

@@ -38,6 +38,7 @@ const CODE_TEXT: Readonly<Record<string, (status: number, detail: string) => str
     return `Too many failed sign-ins from here. Try again in ${wait ? `${wait} seconds` : 'a minute'}.`;
   },
   VTS_ERR_BAD_REQUEST: (_s, d) => withDetail('The server could not read the request', d),
+  VTS_ERR_STORE_UNAVAILABLE: () => 'The server’s database does not answer just now; what the car sends is kept until it does. Try again in a minute.',
   VTS_ERR_BODY_TOO_LARGE: () => 'The request is too large for the server.',
   VTS_ERR_CONTENT_TYPE: () => 'The server does not accept the request in this form.',
   VTS_ERR_SHUTTING_DOWN: () => 'The server is shutting down. Try again in a moment.',
