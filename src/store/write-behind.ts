@@ -30,10 +30,15 @@
  * paranoid-token change, removing a vehicle) are entries of the pending batch too, committed first
  * in its transaction, so they come after every write put before them (the batch in flight
  * included) and before every write put after them.
+ *
+ * This file holds the buffer: its public API, the scheduling of commits and the waiting for them.
+ * How each write is coalesced into the pending batch is in src/store/coalesce.ts, the batch itself
+ * in src/store/write-batch.ts, the hold bound (`congested`) in src/store/held-writes.ts, and the
+ * commit of one batch with its tries, hold and resumption in src/store/commit-retry.ts.
  */
-import { performance } from 'node:perf_hooks';
-import { VtsError } from '../errors.js';
-import { isOutage } from './outage.js';
+import { addUtilisation, discardTokenTouches, discardVehicle, putCarMessage, putHistorical, touchApiToken } from './coalesce.js';
+import { CommitRetry, type CommitFn, type Failure } from './commit-retry.js';
+import { HoldBound, countWrite } from './held-writes.js';
 import type { CarMessage, HistoricalRecord, UtilisationDelta } from './store.js';
 
 export {
@@ -44,10 +49,9 @@ export {
   type PendingTokenTouch,
   type Settled,
 } from './write-batch.js';
-import { WriteBatch, splitByVehicle, type PendingRemoval, type Settled } from './write-batch.js';
-
-/** Writes one batch in one transaction; throws (or rejects) when nothing was committed. */
-export type CommitFn = (batch: WriteBatch) => void | Promise<void>;
+import { WriteBatch, type PendingRemoval, type Settled } from './write-batch.js';
+export type { CommitFn } from './commit-retry.js';
+export { DEFAULT_MAX_HELD_WRITES } from './held-writes.js';
 
 export interface WriteBehindOptions {
   /** Maximum delay of a buffered write in milliseconds (default 100). */
@@ -77,37 +81,13 @@ export interface WriteBehindOptions {
   onCommit?: (entries: number, seconds: number) => void;
 }
 
-const DEFAULT_RETRY_DELAYS_MS = [50, 100, 200, 400, 800];
-export const DEFAULT_MAX_HELD_WRITES = 100_000;
-const DEFAULT_MAX_HELD_BYTES = 64 * 1024 * 1024;
-
-const SEP = '\u0000';
-
-/** What a commit lost: its error, and the parts that failed (null: all of it). */
-interface Failure {
-  error: unknown;
-  failed: ReadonlySet<string> | null;
-}
-
 export class WriteBehindBuffer {
-  private readonly commitFn: CommitFn;
   private readonly delayMs: number;
   private readonly maxPending: number;
   private readonly onBackgroundError: (err: unknown) => void;
-  private readonly retryDelaysMs: readonly number[];
-  private readonly retryable: (err: unknown) => boolean;
-  private readonly onCommit: ((entries: number, seconds: number) => void) | undefined;
-  private readonly onResumed: ((seconds: number) => void) | undefined;
-  private readonly maxRetryDelayMs: number;
-  private readonly maxHeldWrites: number;
-  private readonly maxHeldBytes: number;
-
-  /** While a batch is held (the database is away): the error of its first try past the schedule, and since when. */
-  private away: { error: unknown; since: number } | null = null;
-  /** Closing: a batch is given up after its scheduled tries, not held. */
-  private closing = false;
-  /** Cuts short the pause before the next try of a held batch (when closing). */
-  private wake: (() => void) | null = null;
+  private readonly bound: HoldBound;
+  /** Commits a batch, with its tries and its hold while the database is away. */
+  private readonly retry: CommitRetry;
   /** Batches committed so far (see `commits`). */
   private committedBatches = 0;
 
@@ -119,17 +99,11 @@ export class WriteBehindBuffer {
   private chain: Promise<void> = Promise.resolve();
 
   constructor(commit: CommitFn, opts: WriteBehindOptions = {}) {
-    this.commitFn = commit;
     this.delayMs = Math.max(0, opts.delayMs ?? 100);
     this.maxPending = Math.max(1, opts.maxPending ?? 10_000);
     this.onBackgroundError = opts.onBackgroundError ?? ((err) => console.error('vts store: background commit failed:', err));
-    this.retryDelaysMs = opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
-    this.retryable = opts.retryable ?? (() => true);
-    this.onCommit = opts.onCommit;
-    this.onResumed = opts.onResumed;
-    this.maxRetryDelayMs = Math.max(1, opts.maxRetryDelayMs ?? 5000);
-    this.maxHeldWrites = Math.max(1, opts.maxHeldWrites ?? DEFAULT_MAX_HELD_WRITES);
-    this.maxHeldBytes = Math.max(1, opts.maxHeldBytes ?? DEFAULT_MAX_HELD_BYTES);
+    this.bound = new HoldBound(opts.maxHeldWrites, opts.maxHeldBytes);
+    this.retry = new CommitRetry(commit, opts, (err) => this.report(err), (batch, err) => this.held(batch, err));
   }
 
   // --- the hold bound ---
@@ -140,9 +114,7 @@ export class WriteBehindBuffer {
    * calls back.
    */
   get congested(): boolean {
-    const p = this.pending;
-    const f = this.inflight;
-    return p.writes + (f ? f.writes : 0) >= this.maxHeldWrites || p.bytes + (f ? f.bytes : 0) >= this.maxHeldBytes;
+    return this.bound.reached(this.pending, this.inflight);
   }
 
   /** How many batches have been committed so far: a feeder counts its writes since the last it saw. */
@@ -152,7 +124,7 @@ export class WriteBehindBuffer {
 
   /** Whether a batch is held because the database does not answer. */
   get holding(): boolean {
-    return this.away !== null;
+    return this.retry.holding;
   }
 
   // --- writes ---
@@ -162,43 +134,14 @@ export class WriteBehindBuffer {
    * code, record number 0), kept with it: one map entry per message on the hot path.
    */
   putCarMessage(vehicleId: string, msg: Omit<CarMessage, 'valid'>, historyExpires = 0): void {
-    const batch = this.pending;
-    let codes = batch.carMessages.get(vehicleId);
-    if (!codes) {
-      codes = new Map();
-      batch.carMessages.set(vehicleId, codes);
-    }
-    const prev = codes.get(msg.code);
-    batch.writes++;
-    batch.bytes += msg.data.length + WRITE_OVERHEAD;
-    if (!prev) batch.size++;
-    else if (prev.historyExpires > 0 && prev.time !== msg.time) {
-      // another second: the replaced message's historical record is a record of its own (one
-      // that addHistorical buffered with the same key wins, as it does at commit)
-      this.putHistorical(
-        { vehicleId, type: prev.code, recordNumber: 0, time: prev.time, data: prev.data, expires: prev.historyExpires },
-        vehicleId,
-        false,
-      );
-    }
-    codes.set(msg.code, {
-      vehicleId,
-      code: msg.code,
-      data: msg.data,
-      time: msg.time,
-      paranoid: msg.paranoid,
-      ptoken: msg.ptoken,
-      valid: true,
-      historyExpires,
-    });
-    batch.lastUpdates.set(vehicleId, msg.time);
+    putCarMessage(this.pending, vehicleId, msg, historyExpires);
     this.scheduled();
   }
 
   /** Adds the record (under `vehicleId` when given: the store's normalised id). */
   addHistorical(rec: HistoricalRecord, vehicleId = rec.vehicleId): void {
-    this.countWrite(rec);
-    this.putHistorical(rec, vehicleId);
+    countWrite(this.pending, rec.data.length);
+    putHistorical(this.pending, rec, vehicleId);
     this.scheduled();
   }
 
@@ -207,8 +150,8 @@ export class WriteBehindBuffer {
    * (rejects if that fails).
    */
   addHistoricalDurable(rec: HistoricalRecord, vehicleId = rec.vehicleId): Promise<void> {
-    this.countWrite(rec);
-    this.putHistorical(rec, vehicleId);
+    countWrite(this.pending, rec.data.length);
+    putHistorical(this.pending, rec, vehicleId);
     return this.durableCommit(vehicleId);
   }
 
@@ -237,7 +180,7 @@ export class WriteBehindBuffer {
    * committed to stable storage: true when the vehicle was there.
    */
   async removeVehicle(vehicleId: string): Promise<boolean> {
-    this.discardVehicle(vehicleId);
+    discardVehicle(this.pending, vehicleId);
     const batch = this.pending;
     let removal = batch.removals.get(vehicleId);
     if (!removal) {
@@ -259,34 +202,11 @@ export class WriteBehindBuffer {
   }
 
   addUtilisation(deltas: readonly UtilisationDelta[]): void {
-    const batch = this.pending;
-    let added = false;
-    for (const d of deltas) {
-      if (d.rx === 0 && d.tx === 0) continue;
-      const key = d.vehicleId + SEP + d.day + SEP + d.clientType;
-      const sum = batch.utilisation.get(key);
-      if (sum) {
-        sum.rx += d.rx;
-        sum.tx += d.tx;
-      } else {
-        batch.utilisation.set(key, { vehicleId: d.vehicleId, day: d.day, clientType: d.clientType, rx: d.rx, tx: d.tx });
-        batch.size++;
-      }
-      added = true;
-    }
-    if (added) this.scheduled();
+    if (addUtilisation(this.pending, deltas)) this.scheduled();
   }
 
   touchApiToken(ownerId: number, tokenHash: string, time: number): void {
-    const batch = this.pending;
-    const key = ownerId + SEP + tokenHash;
-    const prev = batch.tokenTouches.get(key);
-    if (prev) {
-      prev.time = Math.max(prev.time, time);
-    } else {
-      batch.tokenTouches.set(key, { ownerId, tokenHash, time });
-      batch.size++;
-    }
+    touchApiToken(this.pending, ownerId, tokenHash, time);
     this.scheduled();
   }
 
@@ -338,7 +258,7 @@ export class WriteBehindBuffer {
   }
 
   private readerOf(batch: WriteBatch): Promise<void> {
-    if (this.away !== null) return Promise.reject(this.unavailable());
+    if (this.retry.holding) return Promise.reject(this.retry.unavailable());
     const done = new Promise<void>((resolve, reject) => {
       batch.settled.push(resolve);
       batch.readers.push(reject);
@@ -347,54 +267,9 @@ export class WriteBehindBuffer {
     return done;
   }
 
-  private unavailable(): VtsError {
-    const err = this.away?.error;
-    const why = err instanceof Error ? err.message : String(err);
-    return new VtsError('VTS_ERR_STORE_UNAVAILABLE', why, { cause: err });
-  }
-
-  /** A write from outside (a car message, a historical record): counted against the hold bound. */
-  private countWrite(rec: HistoricalRecord): void {
-    const batch = this.pending;
-    batch.writes++;
-    batch.bytes += rec.data.length + WRITE_OVERHEAD;
-  }
-
-  // --- edits of buffered writes ---
-
-  /** Forgets the pending writes of a vehicle (it is being removed). */
-  private discardVehicle(vehicleId: string): void {
-    const batch = this.pending;
-    const codes = batch.carMessages.get(vehicleId);
-    if (codes) {
-      batch.size -= codes.size;
-      batch.carMessages.delete(vehicleId);
-    }
-    batch.lastUpdates.delete(vehicleId);
-    if (batch.paranoidTokens.delete(vehicleId)) batch.size--;
-    for (const [key, rec] of batch.historical) {
-      if (rec.vehicleId === vehicleId) {
-        batch.historical.delete(key);
-        batch.size--;
-      }
-    }
-    for (const [key, d] of batch.utilisation) {
-      if (d.vehicleId === vehicleId) {
-        batch.utilisation.delete(key);
-        batch.size--;
-      }
-    }
-  }
-
   /** Forgets pending uses of one token, or of all tokens of the owner when tokenHash is omitted. */
   discardTokenTouches(ownerId: number, tokenHash?: string): void {
-    const batch = this.pending;
-    for (const [key, t] of batch.tokenTouches) {
-      if (t.ownerId === ownerId && (tokenHash === undefined || t.tokenHash === tokenHash)) {
-        batch.tokenTouches.delete(key);
-        batch.size--;
-      }
-    }
+    discardTokenTouches(this.pending, ownerId, tokenHash);
     this.unscheduleIfEmpty();
   }
 
@@ -415,8 +290,7 @@ export class WriteBehindBuffer {
    * database is away (the process is stopping): the held batch's next try comes at once.
    */
   close(): void {
-    this.closing = true;
-    this.wake?.();
+    this.retry.close();
   }
 
   /** Commits everything pending now (after the batch in flight, if any). Rejects if that fails. */
@@ -424,21 +298,6 @@ export class WriteBehindBuffer {
     const run = this.chain.then(() => this.commitPending());
     this.chain = run.catch(() => undefined);
     return run;
-  }
-
-  private putHistorical(rec: HistoricalRecord, vehicleId: string, replace = true): void {
-    const batch = this.pending;
-    const key = vehicleId + SEP + rec.type + SEP + rec.recordNumber + SEP + rec.time;
-    if (!batch.historical.has(key)) batch.size++;
-    else if (!replace) return;
-    batch.historical.set(key, {
-      vehicleId,
-      type: rec.type,
-      recordNumber: rec.recordNumber,
-      time: rec.time,
-      data: rec.data,
-      expires: rec.expires,
-    });
   }
 
   /** A write was buffered: make sure a commit is due in at most delayMs. */
@@ -483,53 +342,9 @@ export class WriteBehindBuffer {
     }
   }
 
-  /**
-   * Commits the batch: a failed commit rolled back, so the same batch is tried again while the
-   * error is retryable; then each vehicle's part alone, so that one vehicle's rows do not take
-   * the others' with them. Resolves to what was lost, undefined when nothing was.
-   */
-  private async commitWithRetries(batch: WriteBatch): Promise<Failure | undefined> {
-    let delay = 0;
-    for (let tries = 0; !batch.empty; tries++) {
-      try {
-        const started = this.onCommit ? performance.now() : 0;
-        const done = this.commitFn(batch);
-        if (done) await done;
-        this.onCommit?.(batch.size, (performance.now() - started) / 1000);
-        if (this.away !== null) this.resumed();
-        return undefined;
-      } catch (err) {
-        // parts of a batch the database is away for would each fail the same way (src/store/outage.ts)
-        if (!this.retryable(err)) return isOutage(err) ? { error: err, failed: null } : this.commitSplit(batch, err);
-        const scheduled = this.retryDelaysMs[tries];
-        if (scheduled !== undefined) {
-          delay = scheduled;
-          this.report(new Error(`commit failed, trying again in ${delay} ms: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
-        } else if (this.closing) {
-          const why = err instanceof Error ? err.message : String(err);
-          const lost = `the database does not answer at shutdown (${why}): ${batch.writes} buffered writes are lost`;
-          return { error: new VtsError('VTS_ERR_STORE_UNAVAILABLE', lost, { whole: true, cause: err }), failed: null };
-        } else {
-          delay = Math.min(this.maxRetryDelayMs, Math.max(2 * delay, 1));
-          if (this.away === null) this.hold(batch, err);
-        }
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, delay);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.wake = null;
-      }
-    }
-    return undefined;
-  }
-
-  /** The database is away: the batch is held, and the reads waiting for it are refused. */
-  private hold(batch: WriteBatch, err: unknown): void {
-    this.away = { error: err, since: performance.now() };
-    const refused = this.unavailable();
+  /** The database is away: the batch is held, and the reads waiting for it (or for the pending one) are refused. */
+  private held(batch: WriteBatch, err: unknown): void {
+    const refused = this.retry.unavailable();
     for (const b of [batch, this.pending]) {
       for (const reject of b.readers) reject(refused);
       b.readers.length = 0;
@@ -537,39 +352,10 @@ export class WriteBehindBuffer {
     const writes = batch.writes + this.pending.writes;
     this.report(
       new Error(
-        `the database does not answer (${err instanceof Error ? err.message : String(err)}): ${writes} writes are held and tried again until it does; nothing of them is passed on meanwhile, and cars are read no further past ${this.maxHeldWrites} held writes`,
+        `the database does not answer (${err instanceof Error ? err.message : String(err)}): ${writes} writes are held and tried again until it does; nothing of them is passed on meanwhile, and cars are read no further past ${this.bound.maxWrites} held writes`,
         { cause: err }, // on PostgreSQL the store's one line of the outage says it (src/store/outage.ts)
       ),
     );
-  }
-
-  private resumed(): void {
-    const since = this.away!.since;
-    this.away = null;
-    this.onResumed?.((performance.now() - since) / 1000);
-  }
-
-  /** Commits each vehicle's part of a failed batch alone; what failed, with the first error. */
-  private async commitSplit(batch: WriteBatch, err: unknown): Promise<Failure | undefined> {
-    const parts = splitByVehicle(batch);
-    if (parts.size < 2) return { error: err, failed: null };
-    let first: unknown;
-    const failed = new Set<string>();
-    for (const [key, part] of parts) {
-      try {
-        const done = this.commitFn(part);
-        if (done) await done;
-      } catch (partErr) {
-        first ??= partErr;
-        failed.add(key);
-      }
-    }
-    // every part went in alone: nothing is lost, but say what happened
-    if (failed.size === 0) {
-      this.report(new Error(`a batch failed, its ${parts.size} parts were committed one by one: ${String(err)}`, { cause: err }));
-      return undefined;
-    }
-    return { error: first, failed };
   }
 
   private async commitPending(): Promise<void> {
@@ -580,7 +366,7 @@ export class WriteBehindBuffer {
     this.inflight = batch;
     let failure: Failure | undefined;
     try {
-      failure = await this.commitWithRetries(batch);
+      failure = await this.retry.commit(batch);
       for (const w of batch.waiters) {
         if (failure && (failure.failed === null || failure.failed.has(w.vehicleId))) w.reject(failure.error);
         else w.resolve();
@@ -604,9 +390,6 @@ export class WriteBehindBuffer {
     if (failure) throw failure.error;
   }
 }
-
-/** What a held write costs beyond its data (keys, object): counted against the bytes bound. */
-const WRITE_OVERHEAD = 64;
 
 function runSettled(s: Settled, failure: Failure | undefined): void {
   if (typeof s === 'function') return s();
