@@ -25,8 +25,9 @@ if (files.length === 0) {
 }
 const child = spawn(
   process.execPath,
-  // a hung test fails after 2 minutes instead of stalling the run (and CI)
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', ...flags, ...files],
+  // a hung test file fails after 5 minutes instead of stalling the run (and CI); the bound is a
+  // guard against hangs, far above what a file takes on a loaded 2-core machine
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=300000', ...flags, ...files],
   { stdio: 'inherit' },
 );
 child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 1)));

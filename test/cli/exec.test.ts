@@ -23,8 +23,8 @@ import { generateEd25519 } from '../../src/module/links/ssh-link.js';
 import { EmulatedModule } from '../../src/module/module.js';
 import { eventually } from '../mp/helpers.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { vtsWords } from '../support/vts-command.js';
 
-const MAIN = new URL('../../src/cli/main.ts', import.meta.url).pathname;
 const quiet = createLogger('silent', new Writable({ write: (_c, _e, cb) => cb() }));
 
 // the secrets of this test: none may ever show up in an output
@@ -153,7 +153,8 @@ interface Run {
 /** `vts exec …` as a child process, with no VTS_* variable of this environment. */
 function vts(args: string[], input?: string): Promise<Run> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VTS_')));
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'exec', ...args], { stdio: ['pipe', 'pipe', 'pipe'], env });
+  const [node, ...words] = vtsWords();
+  const child = spawn(node!, [...words, 'exec', ...args], { stdio: ['pipe', 'pipe', 'pipe'], env });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -14,7 +14,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -24,29 +24,13 @@ import { generateEd25519 } from '../../src/module/links/ssh-link.js';
 import { EmulatedModule } from '../../src/module/module.js';
 import { eventually } from '../mp/helpers.js';
 import { curl, needs } from '../support/services.js';
+import { vtsWords } from '../support/vts-command.js';
 
 const README = new URL('../../README.md', import.meta.url);
-const MAIN = new URL('../../src/cli/main.ts', import.meta.url).pathname;
-const TSX = import.meta.resolve('tsx');
-const ROOT = new URL('../../', import.meta.url).pathname;
-const DIST_MAIN = join(ROOT, 'dist', 'cli', 'main.js');
 
-/** The newest modification time of the files under `dir`. */
-function newest(dir: string): number {
-  return readdirSync(dir, { withFileTypes: true }).reduce((t, e) => {
-    const p = join(dir, e.name);
-    return Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
-  }, 0);
-}
-
-/**
- * How `vts` runs this checkout: the built dist/ when it is newer than every source file (what
- * `npm install` and scripts/build-if-needed.mjs leave; a process starts in a fraction of the time
- * tsx takes, and the test runs a dozen), else the sources through tsx.
- */
+/** How `vts` runs this checkout (test/support/vts-command.ts), as a shell command. */
 function vtsCommand(): string {
-  const fresh = existsSync(DIST_MAIN) && newest(join(ROOT, 'src')) <= statSync(DIST_MAIN).mtimeMs && statSync(join(ROOT, 'tsconfig.build.json')).mtimeMs <= statSync(DIST_MAIN).mtimeMs;
-  return fresh ? `"${process.execPath}" "${DIST_MAIN}"` : `"${process.execPath}" --import "${TSX}" "${MAIN}"`;
+  return vtsWords().map((w) => `"${w}"`).join(' ');
 }
 const quiet = createLogger('silent', new Writable({ write: (_c, _e, cb) => cb() }));
 
