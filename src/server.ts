@@ -32,7 +32,7 @@ import { Hub, type HubOptions } from './hub/hub.js';
 import { DEFAULT_LIMITS, carShareOf, type MpContext, type MpLimits } from './mp/context.js';
 import { startMpListener, type MpListener } from './mp/listener.js';
 import { databaseFile, openStore, SQLITE_FILE_NAME } from './store/open.js';
-import { isOutage, logOutage } from './store/outage.js';
+import { logOutage, logStoreFailure } from './store/outage.js';
 import { refuseNewDatabase } from './cluster/shared-database.js';
 import type { Store } from './store/store.js';
 import { SERVER_VERSION } from './version.js';
@@ -190,7 +190,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     databaseTimeoutMs,
     // an outage is one line when it begins and one when it ends, not one per failed write: its
     // retries (and the hold of the writes past the scheduled ones) are logged at debug only
-    onBackgroundError: (err: unknown) => (isOutage(err) ? log.debug({ err }, 'store: background write failed (database outage)') : log.error({ err }, 'store: background write failed')),
+    onBackgroundError: (err: unknown) => logStoreFailure(log, 'error', err, {}, 'store: background write failed'),
     onOutage: (event) => logOutage(log, event),
     onResumed: (seconds: number) => log.info({ seconds: Math.round(seconds) }, 'store: the held writes are committed and passed on'),
     maxHeldWrites: config.holdWrites,
@@ -377,8 +377,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
       httpCtx.rateLimiter.tick(now);
     } catch (err) {
       // in a database outage it fails each time: the outage has its line (src/store/outage.ts)
-      if (isOutage(err)) log.debug({ err }, 'housekeeping failed (database outage)');
-      else log.error({ err }, 'housekeeping failed');
+      logStoreFailure(log, 'error', err, {}, 'housekeeping failed');
     } finally {
       housekeepingRunning = false;
     }

@@ -12,7 +12,7 @@ import type { Vehicle } from '../store/store.js';
 import type { MpContext } from './context.js';
 import { checkLogin, type LoginResult } from './login.js';
 import { userAccount, vehicleAccount } from '../auth/login-guard.js';
-import { isOutage } from '../store/outage.js';
+import { logStoreFailure } from '../store/outage.js';
 
 /** How a connection's lines leave: a socket (adds CR LF) or a WebSocket (one frame per line). */
 export interface LineSink {
@@ -242,13 +242,9 @@ export class MpConnection implements ActivityState {
       });
   }
 
-  /**
-   * A failure of the store while serving this connection: at error level, unless it is one of a
-   * database outage, whose line the store wrote once (src/store/outage.ts): then at debug only.
-   */
+  /** A failure of the store while serving this connection (at debug only in an outage). */
   private storeFailed(err: unknown, what: string): void {
-    if (isOutage(err)) this.ctx.log.debug({ err, conn: this.id }, what);
-    else this.ctx.log.error({ err, conn: this.id }, what);
+    logStoreFailure(this.ctx.log, 'error', err, { conn: this.id }, what);
   }
 
   /** REF raises an alert on the first failed car login of a vehicle and one on the next success (the hub decides). */
@@ -258,7 +254,7 @@ export class MpConnection implements ActivityState {
       (v) => {
         if (v) this.ctx.hub.carLoginResult(v.id, v.ownerId, success, address);
       },
-      (err: unknown) => isOutage(err) || this.ctx.log.warn({ err, vehicle: vehicleId }, 'car login alert: vehicle lookup failed'),
+      (err: unknown) => logStoreFailure(this.ctx.log, 'warn', err, { vehicle: vehicleId }, 'car login alert: vehicle lookup failed'),
     );
   }
 

@@ -8,7 +8,7 @@ import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLogger } from '../log.js';
 import { openStore } from '../store/open.js';
-import { isOutage, logOutage } from '../store/outage.js';
+import { logOutage, logStoreFailure } from '../store/outage.js';
 import { Dispatcher } from './dispatcher.js';
 import type { DeliveryThreadData, FromWorker, ToWorker } from './delivery-thread.js';
 import { buildProviders, providerReport } from './providers.js';
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
     database: data.database,
     create: false,
     databaseTimeoutMs: data.databaseTimeoutMs,
-    onBackgroundError: (err: unknown) => (isOutage(err) ? undefined : log.error({ err }, 'push: store background write failed')),
+    onBackgroundError: (err: unknown) => logStoreFailure(log, 'error', err, {}, 'push: store background write failed'),
     onOutage: (event) => logOutage(log, event),
   });
   const providers = buildProviders(data.config, { log, now: Date.now, ...(data.config.ca ? { ca: data.config.ca } : {}) });

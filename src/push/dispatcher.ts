@@ -10,7 +10,7 @@
  */
 import type { Logger } from 'pino';
 import type { Channel } from '../core/push/channels.js';
-import { isOutage } from '../store/outage.js';
+import { logStoreFailure } from '../store/outage.js';
 import type { AttemptOutcome, DeliveryItem, FinishedAttempt, PushStore } from '../store/push-store.js';
 import { EndpointHolds } from './endpoint-holds.js';
 import type { PushProvider, SendResult } from './provider.js';
@@ -240,7 +240,7 @@ class ChannelLoop {
       } while (this.again);
     } catch (err) {
       // an outage of the database has a line of its own
-      if (!isOutage(err)) this.log.warn({ err, channel: provider.channel }, 'push: looking for due deliveries failed (tried again shortly)');
+      logStoreFailure(this.log, 'warn', err, { channel: provider.channel }, 'push: looking for due deliveries failed (tried again shortly)');
     }
   }
 
@@ -358,7 +358,7 @@ export class Dispatcher {
       if (released > 0) this.log.info({ released }, 'push: took back deliveries this node held before it stopped');
     } catch (err) {
       // an outage of the database has a line of its own
-      if (!isOutage(err)) this.log.warn({ err }, 'push: taking back old claims failed (they are taken again when their leases run out)');
+      logStoreFailure(this.log, 'warn', err, {}, 'push: taking back old claims failed (they are taken again when their leases run out)');
     }
     if (this.stopped) return; // stopped while the claims were taken back
     this.timer = setInterval(() => this.kick(), this.o.pollMs);
@@ -390,7 +390,7 @@ export class Dispatcher {
     if (!loops.some((l) => l.holdsUnsent)) return;
     await this.store.releaseClaims(this.o.claimer).catch((err: unknown) => {
       // an outage of the database has a line of its own
-      if (!isOutage(err)) this.log.warn({ err }, 'push: letting go of unsent deliveries failed (they are taken again when their leases run out)');
+      logStoreFailure(this.log, 'warn', err, {}, 'push: letting go of unsent deliveries failed (they are taken again when their leases run out)');
     });
   }
 }

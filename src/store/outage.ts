@@ -66,6 +66,15 @@ export class OutageWatch {
   }
 }
 
+/**
+ * Logs a failure of an operation that needs the store at `level`, or at debug only when it is one
+ * of a database outage, whose line the store wrote once already.
+ */
+export function logStoreFailure(log: Pick<Logger, 'debug' | 'warn' | 'error'>, level: 'warn' | 'error', err: unknown, fields: Record<string, unknown>, msg: string): void {
+  if (isOutage(err)) log.debug({ ...fields, err }, `${msg} (database outage)`);
+  else log[level]({ ...fields, err }, msg);
+}
+
 /** One line when the database becomes unavailable (its error without a stack), one when it is back. */
 export function logOutage(log: Logger, event: OutageEvent): void {
   if (event.state === 'down') {

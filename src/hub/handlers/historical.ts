@@ -1,6 +1,6 @@
 /** Historical records from cars: `H` (no ack) and `h` (acked once durable) (mp-protocol.md §15). */
 import { historicalTimes, parseAckedH, parseH, type HistoricalInput } from '../../core/mp/historical.js';
-import { isOutage } from '../../store/outage.js';
+import { logStoreFailure } from '../../store/outage.js';
 import type { HistoricalRecord } from '../../store/store.js';
 import type { Handler } from './port.js';
 import type { HubPort } from './port.js';
@@ -20,7 +20,7 @@ export const handleHistorical: Handler = (hub, peer, link, data) => {
   hub.store
     .addHistorical(historicalRecord(hub, link.vehicleId, rec))
     // a failure of a database outage is counted in the outage's log line, not logged each
-    .catch((err: unknown) => isOutage(err) || hub.log.error({ err, conn: peer.id }, 'storing an H record failed'));
+    .catch((err: unknown) => logStoreFailure(hub.log, 'error', err, { conn: peer.id }, 'storing an H record failed'));
 };
 
 /**
@@ -37,6 +37,6 @@ export const handleAckedHistorical: Handler = (hub, peer, link, data) => {
   }
   hub.store.addHistorical(historicalRecord(hub, link.vehicleId, rec), true).then(
     () => peer.send('h', ackCode),
-    (err: unknown) => isOutage(err) || hub.log.error({ err, conn: peer.id }, 'storing an h record failed: not acknowledged'),
+    (err: unknown) => logStoreFailure(hub.log, 'error', err, { conn: peer.id }, 'storing an h record failed: not acknowledged'),
   );
 };
