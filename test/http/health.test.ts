@@ -6,12 +6,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { needs, postgres } from '../support/services.js';
-import { freshSchema, PG_TEST_URL } from '../support/postgres.js';
+import { freshSchema } from '../support/postgres.js';
 import { SERVER_VERSION } from '../../src/version.js';
 import { startTestServer } from '../support/server.js';
 import { httpHarness, send } from './helpers.js';
+import { proxyPostgres } from '../support/tcp-proxy.js';
 
 test('/health: the process serves', async (t) => {
   const h = await httpHarness(t);
@@ -46,51 +46,12 @@ test('/ready: ready while the store answers, 503 once it does not', async (t) =>
   assert.equal((await h.request('/health')).status, 200);
 });
 
-/** A TCP proxy to `port` whose connections can be cut and new ones refused. */
-async function cuttableProxy(port: number): Promise<{ port: number; cut(): void; restore(): void; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  let open = true;
-  const server: Server = createServer((client) => {
-    if (!open) return client.destroy();
-    const upstream = createConnection({ host: '127.0.0.1', port });
-    sockets.add(client).add(upstream);
-    client.pipe(upstream).pipe(client);
-    const drop = (): void => {
-      client.destroy();
-      upstream.destroy();
-      sockets.delete(client);
-      sockets.delete(upstream);
-    };
-    client.on('error', drop).on('close', drop);
-    upstream.on('error', drop).on('close', drop);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    port: (server.address() as { port: number }).port,
-    cut() {
-      open = false;
-      for (const s of sockets) s.destroy();
-    },
-    restore() {
-      open = true;
-    },
-    close: () =>
-      new Promise<void>((r) => {
-        server.close(() => r());
-        for (const s of sockets) s.destroy();
-      }),
-  };
-}
-
 test('/ready follows a PostgreSQL server that goes away and comes back', { skip: await needs(postgres) }, async (t) => {
-  const upstream = new URL(PG_TEST_URL);
-  const proxy = await cuttableProxy(Number(upstream.port || 5432));
-  t.after(() => proxy.close());
   const schema = freshSchema();
   t.after(() => schema.drop());
-  const viaProxy = new URL(schema.url);
-  viaProxy.host = `127.0.0.1:${proxy.port}`;
-  const h = await httpHarness(t, { database: viaProxy.toString() });
+  const { proxy, url } = await proxyPostgres(schema.url);
+  t.after(() => proxy.close());
+  const h = await httpHarness(t, { database: url });
   const ready = async (): Promise<{ status: number; store: string }> => {
     const r = await send(h.httpPort, '/ready');
     return { status: r.status, store: (JSON.parse(r.body) as { checks: { store: string } }).checks.store };

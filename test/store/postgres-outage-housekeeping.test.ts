@@ -6,10 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../mp/helpers.js';
-import { PG_TEST_URL, freshSchema } from '../support/postgres.js';
+import { freshSchema } from '../support/postgres.js';
 import { startTestServer } from '../support/server.js';
 import { needs, postgres, requireServices } from '../support/services.js';
-import { startTcpProxy } from '../support/tcp-proxy.js';
+import { proxyPostgres } from '../support/tcp-proxy.js';
 
 const skip = await needs(postgres);
 
@@ -19,13 +19,9 @@ test('a housekeeping run that fails in a database outage is logged at debug only
   await requireServices(postgres);
   const s = freshSchema();
   t.after(() => s.drop());
-  const base = new URL(PG_TEST_URL);
-  const proxy = await startTcpProxy({ host: base.hostname, port: Number(base.port || 5432) });
+  const { proxy, url } = await proxyPostgres(s.url);
   t.after(() => proxy.close());
-  const through = new URL(s.url);
-  through.hostname = '127.0.0.1';
-  through.port = String(proxy.port);
-  const server = await startTestServer({ database: through.toString(), databaseTimeoutMs: 300, housekeepingMs: 100 });
+  const server = await startTestServer({ database: url, databaseTimeoutMs: 300, housekeepingMs: 100 });
   t.after(() => server.close());
 
   proxy.blackHole(true);

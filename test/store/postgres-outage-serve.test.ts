@@ -12,9 +12,9 @@ import { MpClient, type MpMessage } from '../../src/mp-client/mp-client.js';
 import { vts } from '../cli/admin-helpers.js';
 import { FREE_PORTS, listening, serveProcess } from '../cli/serve-process.js';
 import { eventually } from '../mp/helpers.js';
-import { PG_TEST_URL, freshSchema } from '../support/postgres.js';
+import { freshSchema } from '../support/postgres.js';
 import { needs, postgres, requireServices } from '../support/services.js';
-import { startTcpProxy } from '../support/tcp-proxy.js';
+import { proxyPostgres } from '../support/tcp-proxy.js';
 
 const skip = await needs(postgres);
 
@@ -25,14 +25,10 @@ test('vts serve through a black hole: h records fail without a log line each, /r
   assert.equal((await vts(['user', 'add', 'demo', '--password', '-', '--database', s.url], 'demopass\n')).code, 0);
   assert.equal((await vts(['vehicle', 'add', 'PGCAR', '--owner', 'DEMO', '--password', 'NETPASS', '--database', s.url])).code, 0);
 
-  const base = new URL(PG_TEST_URL);
-  const proxy = await startTcpProxy({ host: base.hostname, port: Number(base.port || 5432) });
+  const { proxy, url: through } = await proxyPostgres(s.url);
   t.after(() => proxy.close());
-  const through = new URL(s.url);
-  through.hostname = '127.0.0.1';
-  through.port = String(proxy.port);
 
-  const serve = serveProcess([...FREE_PORTS, '--log-level', 'warn', '--log-format', 'json', '--database', through.toString()], {
+  const serve = serveProcess([...FREE_PORTS, '--log-level', 'warn', '--log-format', 'json', '--database', through], {
     env: { VTS_DATABASE_TIMEOUT: '1' },
   });
   t.after(() => void serve.child.kill('SIGKILL'));

@@ -8,63 +8,23 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { MpClient, type MpMessage } from '../../src/mp-client/mp-client.js';
 import { openStore } from '../../src/store/open.js';
 import { hashPassword } from '../../src/auth/password.js';
 import { FREE_PORTS, exitCode, listening, serveProcess, type Running } from '../cli/serve-process.js';
-import { PG_TEST_URL, freshSchema } from '../support/postgres.js';
+import { freshSchema } from '../support/postgres.js';
 import { needs, postgres, requireServices } from '../support/services.js';
+import { proxyPostgres, type TcpProxy } from '../support/tcp-proxy.js';
 
 const skip = await needs(postgres);
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** A TCP proxy to PostgreSQL that can refuse and drop every connection (`cut`) and let them back (`restore`). */
-async function pgProxy(): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
-  const upstream = new URL(PG_TEST_URL);
-  const sockets = new Set<Socket>();
-  const track = (s: Socket): void => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-    s.on('error', () => undefined);
-  };
-  let server: Server;
-  const listen = (port: number): Promise<number> =>
-    new Promise((resolve, reject) => {
-      server = createServer((client) => {
-        track(client);
-        const db = createConnection({ host: upstream.hostname, port: Number(upstream.port || 5432) });
-        track(db);
-        client.pipe(db).on('error', () => undefined);
-        db.pipe(client).on('error', () => undefined);
-        client.on('close', () => db.destroy());
-        db.on('close', () => client.destroy());
-      });
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => resolve((server.address() as { port: number }).port));
-    });
-  const port = await listen(0);
-  const stop = (): Promise<void> =>
-    new Promise((resolve) => {
-      server.close(() => resolve());
-      for (const s of sockets) s.destroy();
-    });
-  return {
-    port,
-    cut: stop,
-    restore: async () => {
-      await listen(port);
-    },
-    close: stop,
-  };
-}
-
 interface Setup {
   serve: Running;
   mp: number;
   http: number;
-  proxy: Awaited<ReturnType<typeof pgProxy>>;
+  proxy: TcpProxy;
   /** The schema's URL (straight to PostgreSQL). */
   url: string;
 }
@@ -78,11 +38,9 @@ async function setup(t: { after: (fn: () => unknown) => void }, vehicles: string
   const owner = await store.addOwner('demo', await hashPassword('demopass'), '*');
   for (const id of vehicles) await store.addVehicle({ id, ownerId: owner.id, name: id, carPassword: 'NETPASS' });
   await store.close();
-  const proxy = await pgProxy();
+  const { proxy, url: through } = await proxyPostgres(s.url);
   t.after(() => proxy.close());
-  const through = new URL(s.url);
-  through.host = `127.0.0.1:${proxy.port}`;
-  const serve = serveProcess([...FREE_PORTS, '--log-level', 'debug', '--database', through.toString(), ...args]);
+  const serve = serveProcess([...FREE_PORTS, '--log-level', 'debug', '--database', through, ...args]);
   t.after(() => {
     if (serve.child.exitCode === null) serve.child.kill('SIGKILL');
   });
@@ -114,7 +72,7 @@ test('PostgreSQL away: car messages are held, not forwarded; then forwarded in o
   car.send('S', S(51));
   await app.waitFor((m) => m.code === 'S' && m.data.startsWith('51,'));
 
-  await proxy.cut();
+  proxy.cut();
   for (let soc = 52; soc <= 56; soc++) car.send('S', S(soc));
   for (let k = 1; k <= 3; k++) car.send('h', `${k},0,*-LOG-Outage,${k},86400,during ${k}`);
   const shown: MpMessage[] = [];
@@ -129,7 +87,7 @@ test('PostgreSQL away: car messages are held, not forwarded; then forwarded in o
   const during = await fetch(`http://127.0.0.1:${http}/api/status/PGOUT?username=demo&password=demopass`);
   assert.notEqual(during.status, 200, 'no status from memory while the database is away');
 
-  await proxy.restore();
+  proxy.restore();
   while (socs(shown).length < 5 || acks.length < 3) await sleep(20);
   assert.deepEqual(socs(shown), ['52', '53', '54', '55', '56'], 'all of them, in order');
   assert.deepEqual(acks.sort(), ['1', '2', '3']);
@@ -164,7 +122,7 @@ test('PostgreSQL away, a small hold bound: a car past its share, then any car on
   await app.waitFor((m) => m.code === 'S' && m.data.startsWith('0,'));
   const shown: MpMessage[] = [];
   app.on('message', (m) => shown.push(m));
-  await proxy.cut();
+  proxy.cut();
 
   // BP0 floods: it is paused at its share, and its ping is not read while the database is away
   for (let soc = 1; soc <= 30; soc++) conns[0]!.send('S', S(soc));
@@ -188,7 +146,7 @@ test('PostgreSQL away, a small hold bound: a car past its share, then any car on
   assert.equal(pongs[5], 0, 'past the bound, any car is paused');
   assert.deepEqual(socs(shown), [], 'nothing forwarded meanwhile');
 
-  await proxy.restore();
+  proxy.restore();
   while (pongs[0] === 0 || pongs[5] === 0) await sleep(20);
   while (socs(shown).length < 30) await sleep(20);
   assert.deepEqual(
@@ -202,7 +160,7 @@ test('PostgreSQL away: vts serve still stops on SIGTERM, and says that what it h
   const { serve, mp, proxy } = await setup(t, ['PGSTOP']);
   const car = await client(t, mp, 'C', 'PGSTOP');
   car.send('S', S(1));
-  await proxy.cut();
+  proxy.cut();
   car.send('S', S(2));
   car.send('h', '1,0,*-LOG-Stop,1,86400,never stored');
   await holding(serve);

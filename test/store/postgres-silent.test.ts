@@ -14,7 +14,7 @@ import { isOutage, type OutageEvent } from '../../src/store/outage.js';
 import type { Store } from '../../src/store/store.js';
 import { PG_TEST_URL, freshSchema, withSchema } from '../support/postgres.js';
 import { needs, postgres, requireServices } from '../support/services.js';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { type TcpProxy, proxyPostgres } from '../support/tcp-proxy.js';
 import { eventually } from '../mp/helpers.js';
 import { seed } from './helpers.js';
 
@@ -23,16 +23,12 @@ const skip = await needs(postgres);
 /** A store whose connections go through a proxy, with a short statement timeout; its outage events. */
 async function behindProxy(t: TestContext): Promise<{ store: Store; proxy: TcpProxy; events: OutageEvent[]; background: unknown[] }> {
   await requireServices(postgres);
-  const base = new URL(PG_TEST_URL);
-  const proxy = await startTcpProxy({ host: base.hostname, port: Number(base.port || 5432) });
   const schema = freshSchema();
-  const url = new URL(withSchema(PG_TEST_URL, schema.schema));
-  url.hostname = '127.0.0.1';
-  url.port = String(proxy.port);
+  const { proxy, url } = await proxyPostgres(withSchema(PG_TEST_URL, schema.schema));
   const events: OutageEvent[] = [];
   const background: unknown[] = [];
   const store = await openStore('', {
-    database: url.toString(),
+    database: url,
     databaseTimeoutMs: 500,
     onOutage: (e) => events.push(e),
     onBackgroundError: (err) => background.push(err),

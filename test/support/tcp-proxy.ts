@@ -1,7 +1,8 @@
 /**
- * A TCP proxy of the tests' own in front of a service (PostgreSQL), to make its connections go
- * silent without closing them: a "black hole", as a partition that drops packets, or an address
- * that moved to another server after a failover, looks to the client.
+ * A TCP proxy of the tests' own in front of a service (PostgreSQL), to make it go away in the two
+ * ways a client meets: its connections go silent without closing (`blackHole`: a partition that
+ * drops packets, or an address that moved to another server after a failover), or they are cut
+ * and new ones refused (`cut`: the server is down).
  */
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +20,9 @@ export interface TcpProxy {
   blackHole(all?: boolean): void;
   /** New connections are forwarded again (the black-holed ones stay silent). */
   resume(): void;
+  /** Every connection is closed, and new ones are closed at once, until `restore`. */
+  cut(): void;
+  restore(): void;
   close(): Promise<void>;
 }
 
@@ -31,8 +35,10 @@ interface Pair {
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const pairs = new Set<Pair>();
   let holeAll = false;
+  let cut = false;
   let accepted = 0;
   const server: Server = createServer((client) => {
+    if (cut) return client.destroy();
     accepted++;
     const upstream = createConnection(target);
     const pair: Pair = { client, server: upstream, silent: holeAll };
@@ -63,6 +69,16 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     resume() {
       holeAll = false;
     },
+    cut() {
+      cut = true;
+      for (const p of pairs) {
+        p.client.destroy();
+        p.server.destroy();
+      }
+    },
+    restore() {
+      cut = false;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const p of pairs) {
@@ -72,4 +88,13 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         server.close(() => resolve());
       }),
   };
+}
+
+/** A proxy in front of the PostgreSQL of `url`, and `url` through it. */
+export async function proxyPostgres(url: string): Promise<{ proxy: TcpProxy; url: string }> {
+  const through = new URL(url);
+  const proxy = await startTcpProxy({ host: through.hostname, port: Number(through.port || 5432) });
+  through.hostname = '127.0.0.1';
+  through.port = String(proxy.port);
+  return { proxy, url: through.toString() };
 }
