@@ -1,7 +1,7 @@
 /**
  * `vts backup <file>`: a consistent copy of the SQLite database, also while `vts serve` runs
  * (src/store/sqlite/sqlite-backup.ts). Restoring is copying it back with the server stopped
- * (README "Backup and restore").
+ * (docs/operations.md "Backup and restore").
  */
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -31,7 +31,7 @@ export function registerBackup(program: Command): void {
   addStoreOptions(cmd).action(async (fileArg: string) => {
     const o = resolveOptions<BackupOptions>(cmd);
     if (o.database) {
-      throw new VtsError('VTS_ERR_CONFIG', 'vts backup copies the SQLite database of --data-dir; back a PostgreSQL database up with pg_dump (README "Backup and restore")');
+      throw new VtsError('VTS_ERR_CONFIG', 'vts backup copies the SQLite database of --data-dir; back a PostgreSQL database up with pg_dump (docs/operations.md "Backup and restore")');
     }
     requireDatabase(o.dataDir);
     const source = databaseFile(o.dataDir);

@@ -1,6 +1,6 @@
 /**
- * Every metric of vts's own (`GET /metrics`, README "Metrics"): name, type, help and labels, in
- * one place, read by the Prometheus registry (src/metrics/prometheus.ts), the README's list and the
+ * Every metric of vts's own (`GET /metrics`, docs/operations.md "Metrics"): name, type, help and labels, in
+ * one place, read by the Prometheus registry (src/metrics/prometheus.ts), the list in docs/operations.md and the
  * Grafana dashboard's test. The process metrics of prom-client (`process_*`, `nodejs_*`, the
  * event-loop delay among them) come on top of these.
  */
@@ -95,7 +95,7 @@ export const METRICS = {
 
 export type MetricKey = keyof typeof METRICS;
 
-/** The process metrics of prom-client that the README and the dashboard rely on. */
+/** The process metrics of prom-client that docs/operations.md and the dashboard rely on. */
 export const PROCESS_METRICS = [
   'process_cpu_seconds_total',
   'process_resident_memory_bytes',

@@ -1,6 +1,6 @@
 /**
- * Every command line of the README's examples runs as written. The test reads README.md, takes each
- * line of its indented code blocks that starts a command (`npm`, `npx vts`, `vts`, `curl`), and
+ * Every command line of the README's examples runs as written. The test reads README.md and the
+ * guides its long sections moved to (GUIDES, in the README's order), takes each line of its indented code blocks that starts a command (`npm`, `npx vts`, `vts`, `curl`), and
  * runs it with bash in a fresh folder (so `./data` is new), against a real `vts serve` child
  * process and real emulated modules. What a reader's machine has and the test's does not is mapped,
  * never the command itself: `vts`/`npx vts` run this checkout's CLI; the README's ports (6867, 6868,
@@ -27,6 +27,13 @@ import { curl, needs } from '../support/services.js';
 import { vtsWords } from '../support/vts-command.js';
 
 const README = new URL('../../README.md', import.meta.url);
+/** The guides in docs/ that were sections of the README, in the order the README links them. */
+const GUIDES = ['push.md', 'moving.md', 'cluster.md', 'operations.md'].map((f) => new URL(`../../docs/${f}`, import.meta.url));
+
+/** The README and its guides, as one text. */
+function examplesText(): string {
+  return [README, ...GUIDES].map((u) => readFileSync(u, 'utf8')).join('\n');
+}
 
 /** How `vts` runs this checkout (test/support/vts-command.ts), as a shell command. */
 function vtsCommand(): string {
@@ -115,13 +122,13 @@ function stopped(child: ChildProcess): Promise<number | null> {
 }
 
 test('the README\'s command lines are found (indented code blocks)', () => {
-  const lines = readmeCommands(readFileSync(README, 'utf8'));
+  const lines = readmeCommands(examplesText());
   assert.ok(lines.length >= 15, `only ${lines.length} command lines found: is the extraction broken?`);
   assert.ok(lines.includes('npx vts user add demo --password demopass'), lines.join('\n'));
 });
 
 test('every README example runs as written against a real server', async (t) => {
-  const lines = readmeCommands(readFileSync(README, 'utf8'));
+  const lines = readmeCommands(examplesText());
   const dir = mkdtempSync(join(tmpdir(), 'vts-readme-'));
   const home = join(dir, 'home');
   const bin = join(dir, 'bin');
