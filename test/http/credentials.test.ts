@@ -1,5 +1,5 @@
 /**
- * The cache of verified passwords (src/auth/credential-cache.ts): polling with username and
+ * The cache of verified passwords (src/auth/password-checker.ts): polling with username and
  * password does not pay scrypt on every request, yet a password change (e.g. `vts user passwd` in
  * another process) takes effect on the next request, and nothing about the password is logged.
  */

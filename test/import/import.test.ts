@@ -1,6 +1,6 @@
 /**
  * `vts import` end to end: a reference database on the real MariaDB of this machine (the schema
- * written from the notes, test/support/reference-data.ts for the rows) is imported by the real
+ * of docs/protocol/http-api-v2.md §7, test/support/reference-data.ts for the rows) is imported by the real
  * command into the database of a running vts (SQLite, or PostgreSQL with VTS_TEST_DATABASE).
  * Then every user logs in with the password they had, every token works, each car logs in over
  * the MP with its car password, the record endpoints answer the reference's bodies for the same

@@ -44,7 +44,7 @@ export async function fillReference(db: Connection, now: number): Promise<void> 
     [4, 'dave', '', 'daves-pass', 1, 1, at(now)], // deleted
     [5, 'eve with space', '', 'x', 1, 0, at(now)], // a name vts does not take
   ]);
-  // an operator widened the column once: ids longer than the notes' 32 characters are there
+  // an operator widened the column once: ids longer than the schema's 32 characters are there
   await db.query("ALTER TABLE ovms_cars MODIFY vehicleid varchar(64) NOT NULL DEFAULT ''");
   const cars: unknown[][] = Object.entries(REF.cars).map(([id, c]) => [id, c.name, c.owner, c.password, 'type' in c ? c.type : 'CAR', '', 0, at(now - 600)]);
   cars.push(

@@ -1,7 +1,7 @@
 /**
  * A reference server's database for the `vts import` tests: a MariaDB database of its own
- * (MARIADB_URL), made with the reference schema written from the notes
- * (test/fixtures/reference/ovms_server.sql) and dropped when the test ends.
+ * (MARIADB_URL), made with the reference schema written from
+ * docs/protocol/http-api-v2.md §7 (test/fixtures/reference/ovms_server.sql) and dropped when the test ends.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';

@@ -2,7 +2,7 @@
  * `/api/tpms` (http-api-v2.md §4.11): from the extended `Y` record when there is one (mp-messages.md
  * §3.5), else from the legacy four-wheel `W` record (§3.4); neither gives `{}`.
  *
- * REF dies on every `Y` record (`max` is not imported), so the `Y` body follows the notes: per wheel
+ * REF dies on every `Y` record (`max` is not imported), so the `Y` body is what it evidently meant: per wheel
  * `<name>_pressure_kpa` (as sent), `<name>_pressure` (psi, a number), `<name>_temperature`,
  * `<name>_health`, `<name>_alert`; the four section validities; `staletpms` as their numeric maximum;
  * and `m_msgtime_w`/`m_msgage_w` copies of the `y` times for clients of the `W` body.

@@ -2,7 +2,7 @@
  * The emulated vehicle: a battery electric car that drives around a route, parks and charges,
  * deterministic for a seed. Its whole state lives in v3 metrics (mqtt-v3.md §10), which the links
  * publish; console commands act on it through the actions (module-console.md §4), behaving like
- * the firmware's DEMO vehicle where the notes describe it.
+ * the firmware's DEMO vehicle where docs/protocol/module-console.md §4.4 describes it.
  *
  * Time is the module's clock in epoch seconds (simulated: `vts module --speedup` runs it faster).
  * `advance(t)` moves the simulation forward in fixed steps, so the same seed and the same clock
