@@ -19,7 +19,7 @@ import type { MqttBridge } from './mqtt/bridge.js';
 import { startMqtt, type MqttConfig, type MqttSide } from './mqtt/start.js';
 import type { HttpContext } from './http/context.js';
 import { CommandJobs } from './hub/command-jobs.js';
-import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL, type WebOptions } from './http/web.js';
+import type { WebOptions } from './http/web.js';
 import { startHttpListeners, type HttpListeners } from './http/listener.js';
 import { startOfUtcDay } from './core/time.js';
 import { isVtsError } from './errors.js';
@@ -173,6 +173,9 @@ const PURGE_BATCH = 2500;
 
 /** An MP connection must have logged in within this (ms): `--timeout-login`. */
 export const DEFAULT_LOGIN_TIMEOUT_MS = 10_000;
+/** The web dashboard's map tiles, unless configured (`--map-tiles`, `--map-attribution`). */
+export const DEFAULT_TILE_URL = 'https://tile.openstreetmap.org/{z}/{x}/{y}.png';
+export const DEFAULT_TILE_ATTRIBUTION = '© OpenStreetMap contributors';
 
 export async function startServer(config: ServerConfig, log: Logger): Promise<RunningServer> {
   const tls = loadTlsPair({ cert: config.tlsCert, key: config.tlsKey });

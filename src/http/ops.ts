@@ -6,7 +6,7 @@
  * that has the right token, when the token is long enough not to be guessed).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { sameSecret } from '../core/crypto/same-secret.js';
+import { sameSecret, STRONG_TOKEN } from '../core/crypto/same-secret.js';
 import type { HttpContext, OpsContext } from './context.js';
 import { sendJson, sendText, status, unauthorized } from './reply.js';
 import { tooManyLogins } from './auth.js';
@@ -18,8 +18,6 @@ export const OPS_PATHS: ReadonlySet<string> = new Set(['/health', '/ready', '/me
 
 /** The throttle's account of the metrics token. */
 const METRICS_ACCOUNT = 'metrics';
-/** A token at least this long is taken as unguessable (`vts serve` warns below it). */
-export const STRONG_TOKEN = 16;
 
 function bearer(req: FastifyRequest): string | null {
   const h = req.headers.authorization;

@@ -16,9 +16,6 @@ export interface WebOptions {
   tileAttribution: string;
 }
 
-export const DEFAULT_TILE_URL = 'https://tile.openstreetmap.org/{z}/{x}/{y}.png';
-export const DEFAULT_TILE_ATTRIBUTION = '© OpenStreetMap contributors';
-
 /** dist/web: beside dist/http (built) or under the project (run from src/ with tsx). */
 export function defaultWebDir(): string | undefined {
   for (const rel of ['../web/', '../../dist/web/']) {

@@ -6,7 +6,7 @@
  * The tables below are described once, as columns, for the SQLite and the PostgreSQL
  * implementation alike (src/store/sqlite/sqlite-import.ts, src/store/postgres/pg-import.ts).
  */
-import type { VehicleType } from './store.js';
+import type { VehicleType } from './types.js';
 
 export type ImportValue = string | number | boolean | null;
 

@@ -9,7 +9,7 @@
 import { accessSync, chmodSync, closeSync, constants, openSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { VtsError, isVtsError } from '../errors.js';
-import { makeFolder } from '../make-folder.js';
+import { makeFolder } from '../util/make-folder.js';
 import type { Store, StoreOptions } from './store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import { openPgStore } from './postgres/pg-open.js';
@@ -126,7 +126,7 @@ function createFile(file: string): boolean {
   return true;
 }
 
-/** The data dir, made with mode 0700 when missing (src/make-folder.ts); it must be a folder. */
+/** The data dir, made with mode 0700 when missing (src/util/make-folder.ts); it must be a folder. */
 function makeDataDir(dir: string): void {
   makeFolder(dir, 0o700);
   const k = kind(dir);

@@ -8,7 +8,7 @@
  * Times are epoch seconds. Vehicle ids upper-cased as everywhere in the store.
  */
 import type { Channel, TargetKind } from '../core/push/channels.js';
-import type { PushSubscription } from './store.js';
+import type { PushSubscription } from './types.js';
 
 /** A notification to record and deliver (text already as pushed: `E` alerts expanded). */
 export interface NewNotification {

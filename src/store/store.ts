@@ -21,138 +21,27 @@
  *   to a bound that slows the cars: `congested()`); what waits for them waits, and a read that
  *   would wait for them is refused with VTS_ERR_STORE_UNAVAILABLE.
  */
-import type { ClientType } from '../core/mp/welcome.js';
-import type { HistoricalTypeSummary } from '../core/mp/server-commands.js';
 import type { ImportStore } from './import-store.js';
 import type { PushStore } from './push-store.js';
 import type { OutageEvent } from './outage.js';
+import type {
+  ApiToken,
+  AutoProvisionRecord,
+  CarMessage,
+  CommandAuditEntry,
+  HistoricalRecord,
+  HistoricalSummary,
+  NewVehicle,
+  Owner,
+  OwnerWithSecret,
+  PushSubscription,
+  UtilisationDelta,
+  UtilisationRow,
+  Vehicle,
+} from './types.js';
 
-export interface Owner {
-  id: number;
-  name: string;
-  /** Rights granted by the account password (`*` = everything). */
-  rights: string;
-  created: number;
-}
-
-export interface OwnerWithSecret extends Owner {
-  /** scrypt hash in the text form of src/auth/password.ts. */
-  passwordHash: string;
-}
-
-export type VehicleType = 'CAR' | 'SERVER';
-
-export interface Vehicle {
-  id: string;
-  ownerId: number;
-  ownerName: string;
-  name: string;
-  /** The MP scheme-0 shared secret: needed in clear for HMAC-MD5 (see docs/compatibility.md). */
-  carPassword: string;
-  type: VehicleType;
-  /** Last paranoid token the car announced (`ET`), '' when none. */
-  paranoidToken: string;
-  /** Time of the last stored car message; null when the car never sent one. */
-  lastUpdate: number | null;
-  created: number;
-}
-
-export interface NewVehicle {
-  id: string;
-  ownerId: number;
-  name: string;
-  carPassword: string;
-  type?: VehicleType;
-}
-
-/** The latest message of one code from a car (mp-protocol.md §9.1). */
-export interface CarMessage {
-  code: string;
-  data: string;
-  time: number;
-  paranoid: boolean;
-  /** Paranoid token in force on the car's connection when the message was stored. */
-  ptoken: string;
-  valid: boolean;
-}
-
-export interface HistoricalRecord {
-  vehicleId: string;
-  type: string;
-  recordNumber: number;
-  time: number;
-  data: string;
-  expires: number;
-}
-
-/** One row per record type; totalSize = Σ (len(type) + len(data) + len(vehicleid) + 20) bytes. */
-export type HistoricalSummary = HistoricalTypeSummary;
-
-/** Bytes counted for one vehicle, client type and UTC day. */
-export interface UtilisationDelta {
-  vehicleId: string;
-  /** Epoch seconds of the UTC midnight starting the day. */
-  day: number;
-  clientType: ClientType;
-  /** Bytes the server received from clients of that type. */
-  rx: number;
-  /** Bytes the server sent to clients of that type. */
-  tx: number;
-}
-
-export interface UtilisationRow {
-  day: number;
-  clientType: ClientType;
-  rx: number;
-  tx: number;
-}
-
-export interface ApiToken {
-  ownerId: number;
-  /** Hex SHA-256 of the token; the token itself is never stored. */
-  tokenHash: string;
-  application: string;
-  purpose: string;
-  permit: string;
-  created: number;
-  lastUsed: number | null;
-}
-
-export interface PushSubscription {
-  ownerId: number;
-  vehicleId: string;
-  appId: string;
-  pushType: string;
-  pushKeyType: string;
-  pushKeyValue: string;
-  lastUpdated: number;
-  active: boolean;
-}
-
-export interface AutoProvisionRecord {
-  key: string;
-  serverToken: string;
-  serverDigest: string;
-  message: string;
-  ownerId: number | null;
-}
-
-/** One command run through the server (never a secret: the command text is masked). */
-export interface CommandAuditEntry {
-  vehicleId: string;
-  /** Epoch seconds when it was asked. */
-  time: number;
-  /** Who asked: `user:<name>`, `vehicle:<id>` (custom API), `mp:<connection>`. */
-  caller: string;
-  /** The path it came by: `api`, `custom-api`, `api-v2`, … */
-  via: string;
-  /** `shell`, `js` or `mp`. */
-  kind: string;
-  command: string;
-  /** `0`…`3` (the MP result), or `timeout`, `not-connected`, `queue-full`, `error`. */
-  result: string;
-  durationMs: number;
-}
+/** The values of the interface, defined in types.ts, for importers of the Store. */
+export type * from './types.js';
 
 export interface Store {
   // --- owners (users) ---

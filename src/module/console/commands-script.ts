@@ -8,7 +8,8 @@
 import type { MetricValue } from '../../core/metrics/metric.js';
 import type { ChargeMode } from '../vehicle/vehicle.js';
 import { Output } from './command.js';
-import { atoi, type ConsoleEnv } from './env.js';
+import { atoi } from './c-numbers.js';
+import type { ConsoleEnv } from './env.js';
 import { zeroValue } from './metric-text.js';
 import type { ScriptHostCall } from './script-sandbox.js';
 import type { NotificationType } from './services.js';

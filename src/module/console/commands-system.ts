@@ -5,7 +5,8 @@
  */
 import type { NotificationType } from './services.js';
 import { Output } from './command.js';
-import { atof, atoi, type ConsoleEnv } from './env.js';
+import { atof, atoi } from './c-numbers.js';
+import type { ConsoleEnv } from './env.js';
 
 const NOTIFICATION_TYPES: readonly string[] = ['info', 'alert', 'error', 'data'] satisfies NotificationType[];
 

@@ -7,7 +7,8 @@
 import { formatFixed } from '../../core/metrics/format.js';
 import type { ActionOutcome, ChargeMode } from '../vehicle/vehicle.js';
 import type { Command, Output } from './command.js';
-import { atoi, type ConsoleEnv } from './env.js';
+import { atoi } from './c-numbers.js';
+import type { ConsoleEnv } from './env.js';
 import type { TripTracker } from './trip.js';
 
 const NO_VEHICLE = 'Error: No vehicle module selected';

@@ -10,7 +10,7 @@ import type { MetricSet } from '../../core/metrics/metric-set.js';
 import type { MetricDef, MetricType, MetricValue } from '../../core/metrics/metric.js';
 import { formatFixed, formatFloat, formatInt } from '../../core/metrics/format.js';
 import { formatUtc } from '../../core/time.js';
-import { atof } from './env.js';
+import { atof } from './c-numbers.js';
 import { convert, targetUnit, unitByCode, unitOfLabel, type Unit, type UnitGroup, type UnitMode } from './units.js';
 
 export interface TextOptions {

@@ -27,7 +27,7 @@ import ssh2 from 'ssh2';
 import type { AuthContext, AuthenticationType, ClientInfo, Connection, ParsedKey, PublicKeyAuthContext, ServerChannel } from 'ssh2';
 import type { CommandRunner } from '../console/services.js';
 import { VtsError } from '../../errors.js';
-import { makeFolder } from '../../make-folder.js';
+import { makeFolder } from '../../util/make-folder.js';
 
 const { Server, utils } = ssh2;
 
