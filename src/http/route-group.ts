@@ -3,7 +3,7 @@
  * log: a handful of names, never a vehicle id or a user name. The `/api` calls are grouped as the
  * dispatcher's table says (src/http/api-v2/routes.ts).
  */
-import { API_ROUTES, COMMAND_API_ROUTES, WEB_API_ROUTES } from './api-v2/routes.js';
+import { API_ROUTES, COMMAND_API_ROUTES, WEB_API_ROUTES } from './api-hall.js';
 
 export type RouteGroup = 'health' | 'metrics' | 'openapi' | 'mqapi' | 'api_v2' | 'command_api' | 'custom_api' | 'csv' | 'web_api' | 'web';
 

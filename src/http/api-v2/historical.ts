@@ -10,7 +10,7 @@ import { parseSince } from '../../core/time.js';
 import type { HistoricalRecord } from '../../store/store.js';
 import type { HttpContext } from '../context.js';
 import { badRequest, forbidden, sendJson, sendText, status } from '../reply.js';
-import { ownVehicle, type ApiRoute } from './call.js';
+import { ownVehicle, type ApiRoute } from '../api-call.js';
 
 /** The most records one CSV download holds; a larger one is a 413. */
 export const MAX_CSV_RECORDS = 100_000;

@@ -6,15 +6,15 @@
  * answers and the golden bodies.
  */
 import { SERVER_VERSION } from '../../version.js';
-import { API_V2_PATHS } from './api-v2.js';
-import { COMMAND_PATHS } from './command-api.js';
+import { API_V2_PATHS } from '../api-v2/openapi.js';
+import { COMMAND_PATHS } from '../command/openapi.js';
 import { HEADERS, PARAMETERS, RESPONSES, USER_LOGIN } from './common.js';
-import { CUSTOM_PATHS } from './custom-api.js';
+import { CUSTOM_PATHS } from '../custom-api/openapi.js';
 import { OPERATIONS_PATHS } from './operations.js';
 import { SCHEMAS } from './schemas.js';
 import type { OpenApiDocument, Paths, PathItem } from './types.js';
 import { HTTP_METHODS } from './types.js';
-import { WEB_PATHS } from './web-api.js';
+import { WEB_PATHS } from '../web-api/openapi.js';
 
 const DESCRIPTION = `
 The HTTP routes of vts, the vehicle telemetry server compatible with the OVMS v2 server (README "HTTP API v2").

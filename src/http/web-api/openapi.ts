@@ -4,8 +4,8 @@
  * series and trips, and push notifications. Errors are `{"error","message"}`, but for the
  * dispatcher's own (401 `Authentication failed`, 403 `Insufficient rights`, 429), which stay text.
  */
-import { apiOp, formBody, headerRef, json, jsonError, NO_LOGIN, path, query, ref, vehicleParams } from './common.js';
-import type { Paths, Response, Schema } from './types.js';
+import { apiOp, formBody, headerRef, json, jsonError, NO_LOGIN, path, query, ref, vehicleParams } from '../openapi/common.js';
+import type { Paths, Response, Schema } from '../openapi/types.js';
 
 const WEB = 'Web API';
 const PUSH = 'Push';

@@ -5,9 +5,9 @@
  * `--command-service`, which renames that path segment. Errors are one line of text (`fn.format=json`:
  * the command's errors as `{"error","message"}`).
  */
-import { CAR_LOGIN, errorResponses, formBody, headerRef, jsonError, mergeResponses, query, ref, responseRef, text, textLine } from './common.js';
-import { csv, TOO_MANY_RECORDS } from './api-v2.js';
-import type { Operation, Parameter, Paths, Reference, Response, Schema } from './types.js';
+import { CAR_LOGIN, errorResponses, formBody, headerRef, jsonError, mergeResponses, query, ref, responseRef, text, textLine } from '../openapi/common.js';
+import { csv, TOO_MANY_RECORDS } from '../api-v2/openapi.js';
+import type { Operation, Parameter, Paths, Reference, Response, Schema } from '../openapi/types.js';
 
 const TAG = 'Custom API';
 

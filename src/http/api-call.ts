@@ -1,9 +1,9 @@
 /** One `/api` call on its way through the dispatcher. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { HttpContext } from '../context.js';
-import type { Principal } from '../auth.js';
-import type { Params } from '../params.js';
-import type { Vehicle } from '../../store/store.js';
+import type { HttpContext } from './context.js';
+import type { Principal } from './auth.js';
+import type { Params } from './params.js';
+import type { Vehicle } from '../store/store.js';
 
 export interface ApiCall {
   ctx: HttpContext;

@@ -4,27 +4,27 @@
  * `Insufficient rights`), then the handler (ownership: 403 `Forbidden`).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { hasRight } from '../../core/auth/rights.js';
-import { sameSecret } from '../../core/crypto/same-secret.js';
-import { authenticate, isThrottled, tooManyLogins } from '../auth.js';
-import type { HttpContext } from '../context.js';
-import { apiSegments, MAX_PARAM, requestParams } from '../params.js';
-import { badRequest, insufficientRights, sendJson, unauthorized, unrecognised, type ErrorStyle } from '../reply.js';
-import type { ApiRoute } from './call.js';
-import { historical } from './historical.js';
-import { customApiHandler } from '../custom-api/dispatch.js';
-import { commandInfo, runCommand } from '../command/json-api.js';
-import * as actions from '../command/vehicle-actions.js';
-import { charge, location, protocol, status, tpms } from './records.js';
-import { login, logout } from './session.js';
-import { createToken, deleteToken, listTokens } from './tokens.js';
-import { connectVehicle, disconnectVehicle, listVehicles } from './vehicles.js';
-import { history } from '../web-api/history.js';
-import { live } from '../web-api/live.js';
-import { overview } from '../web-api/overview.js';
-import { changePassword } from '../web-api/password.js';
-import { addTarget, notifications, readPush, removePush } from '../web-api/push.js';
-import { signIn, signOut, whoAmI } from '../web-api/session.js';
+import { hasRight } from '../core/auth/rights.js';
+import { sameSecret } from '../core/crypto/same-secret.js';
+import { authenticate, isThrottled, tooManyLogins } from './auth.js';
+import type { HttpContext } from './context.js';
+import { apiSegments, MAX_PARAM, requestParams } from './params.js';
+import { badRequest, insufficientRights, sendJson, unauthorized, unrecognised, type ErrorStyle } from './reply.js';
+import type { ApiRoute } from './api-call.js';
+import { historical } from './api-v2/historical.js';
+import { customApiHandler } from './custom-api/dispatch.js';
+import { commandInfo, runCommand } from './command/json-api.js';
+import * as actions from './command/vehicle-actions.js';
+import { charge, location, protocol, status, tpms } from './api-v2/records.js';
+import { login, logout } from './api-v2/session.js';
+import { createToken, deleteToken, listTokens } from './api-v2/tokens.js';
+import { connectVehicle, disconnectVehicle, listVehicles } from './api-v2/vehicles.js';
+import { history } from './web-api/history.js';
+import { live } from './web-api/live.js';
+import { overview } from './web-api/overview.js';
+import { changePassword } from './web-api/password.js';
+import { addTarget, notifications, readPush, removePush } from './web-api/push.js';
+import { signIn, signOut, whoAmI } from './web-api/session.js';
 
 export const API_ROUTES: ReadonlyMap<string, ApiRoute> = new Map<string, ApiRoute>([
   ['GET:cookie', login],

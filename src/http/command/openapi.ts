@@ -4,8 +4,8 @@
  * command service (src/http/command/). They need the right `command`, `admin` or `*` (but for the
  * lock and valet state) and answer their errors as `{"error","message"}`.
  */
-import { apiOp, formBody, json, jsonError, path, query, ref, responseRef, vehicleParams, type ApiOp } from './common.js';
-import type { Operation, Parameter, Paths, Response, Schema } from './types.js';
+import { apiOp, formBody, json, jsonError, path, query, ref, responseRef, vehicleParams, type ApiOp } from '../openapi/common.js';
+import type { Operation, Parameter, Paths, Response, Schema } from '../openapi/types.js';
 
 const TAG = 'Commands';
 const RIGHTS = ['command', 'admin'] as const;

@@ -2,8 +2,8 @@
  * The reference's HTTP API v2 (http-api-v2.md §4, README "HTTP API v2", "CSV downloads"): sessions,
  * tokens, vehicles, the stored records and the history. Errors are one line of plain text.
  */
-import { apiOp, formBody, headerRef, json, path, query, ref, responseRef, text, textLine, vehicleParams } from './common.js';
-import type { Paths, Schema } from './types.js';
+import { apiOp, formBody, headerRef, json, path, query, ref, responseRef, text, textLine, vehicleParams } from '../openapi/common.js';
+import type { Paths, Schema } from '../openapi/types.js';
 
 const TAG = 'API v2';
 const OWNER = { text: ['Forbidden'], why: 'the vehicle is not one of the caller\'s, or unknown (`Forbidden`: the answer does not tell which)' };
