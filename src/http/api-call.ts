@@ -1,8 +1,13 @@
-/** One `/api` call on its way through the dispatcher. */
+/**
+ * One `/api` call on its way through the hall (src/http/api-hall.ts), and the table rows a group of
+ * calls registers its routes with: method, path, handler with its options, OpenAPI description.
+ */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpContext } from './context.js';
 import type { Principal } from './auth.js';
+import type { Operation } from './openapi/types.js';
 import type { Params } from './params.js';
+import type { ErrorStyle } from './reply.js';
 import type { Vehicle } from '../store/store.js';
 
 export interface ApiCall {
@@ -23,6 +28,32 @@ export interface ApiRoute {
   /** A request without a valid login is refused with JSON 401 `VTS_ERR_AUTH`, not REF's text line. */
   jsonUnauthorized?: boolean;
   handler(call: ApiCall): Promise<unknown> | unknown;
+}
+
+/**
+ * One row of a group's table. The hall finds a call by its method and the first segment of its
+ * path (`GET /api/status/…` is `GET:status`): rows that share both (one call described under
+ * several paths) share their route. The OpenAPI document lists the paths in the order of the rows.
+ */
+export interface ApiRow {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** `/api/<call>`, then literal segments or `{name}` parameters, as the document names the path. */
+  path: string;
+  /** The handler and its options (rights, public, JSON 401). */
+  route: ApiRoute;
+  /** How the hall's and the body parsers' errors answer on this call; default: the group's. */
+  errors?: ErrorStyle;
+  /** Its OpenAPI operation (its rights and error style must agree with `route` and `errors`). */
+  doc: Operation;
+}
+
+/** A group of `/api` calls in its folder, with its table. */
+export interface ApiGroup {
+  /** The group's name in the metrics and the access log (src/http/route-group.ts). */
+  name: 'api_v2' | 'command_api' | 'web_api';
+  /** How the hall's and the body parsers' errors answer on its calls (src/http/reply.ts `sendError`). */
+  errors: ErrorStyle;
+  rows: readonly ApiRow[];
 }
 
 /**

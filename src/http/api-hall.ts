@@ -1,7 +1,10 @@
 /**
- * The `/api` dispatcher (http-api-v2.md §2): the call is `<METHOD>:<first segment after /api>`;
- * unknown calls are 404 before any authentication, then authentication (401), then rights (403
- * `Insufficient rights`), then the handler (ownership: 403 `Forbidden`).
+ * The hall of `/api`: the one dispatcher of every call under `/api` (http-api-v2.md §2). Each group
+ * of calls registers its routes in the table of its folder (`routes.ts`: method, path, handler with
+ * its options, OpenAPI description); the hall finds a call by `<METHOD>:<first segment after /api>`.
+ * Unknown calls are 404 before any authentication, then authentication (401), then rights (403
+ * `Insufficient rights`), then the handler (ownership: 403 `Forbidden`). The custom API
+ * (src/http/custom-api/) authenticates by itself.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hasRight } from '../core/auth/rights.js';
@@ -10,93 +13,54 @@ import { authenticate, isThrottled, tooManyLogins } from './auth.js';
 import type { HttpContext } from './context.js';
 import { apiSegments, MAX_PARAM, requestParams } from './params.js';
 import { badRequest, insufficientRights, sendJson, unauthorized, unrecognised, type ErrorStyle } from './reply.js';
-import type { ApiRoute } from './api-call.js';
-import { historical } from './api-v2/historical.js';
+import type { ApiGroup, ApiRoute } from './api-call.js';
+import { API_V2 } from './api-v2/routes.js';
+import { COMMAND_API } from './command/routes.js';
 import { customApiHandler } from './custom-api/dispatch.js';
-import { commandInfo, runCommand } from './command/json-api.js';
-import * as actions from './command/vehicle-actions.js';
-import { charge, location, protocol, status, tpms } from './api-v2/records.js';
-import { login, logout } from './api-v2/session.js';
-import { createToken, deleteToken, listTokens } from './api-v2/tokens.js';
-import { connectVehicle, disconnectVehicle, listVehicles } from './api-v2/vehicles.js';
-import { history } from './web-api/history.js';
-import { live } from './web-api/live.js';
-import { overview } from './web-api/overview.js';
-import { changePassword } from './web-api/password.js';
-import { addTarget, notifications, readPush, removePush } from './web-api/push.js';
-import { signIn, signOut, whoAmI } from './web-api/session.js';
+import { WEB_API } from './web-api/routes.js';
 
-export const API_ROUTES: ReadonlyMap<string, ApiRoute> = new Map<string, ApiRoute>([
-  ['GET:cookie', login],
-  ['DELETE:cookie', logout],
-  ['GET:token', listTokens],
-  ['POST:token', createToken],
-  ['DELETE:token', deleteToken],
-  ['GET:vehicles', listVehicles],
-  ['GET:vehicle', connectVehicle],
-  ['DELETE:vehicle', disconnectVehicle],
-  ['GET:protocol', protocol],
-  ['GET:status', status],
-  ['GET:tpms', tpms],
-  ['GET:location', location],
-  ['GET:charge', charge],
-  ['GET:historical', historical],
-  ['POST:command', runCommand],
-  ['GET:command', commandInfo],
-  // the reference's "Not Yet Implemented" group, on the command service (src/http/command/)
-  ['PUT:charge', actions.chargeStart],
-  ['DELETE:charge', actions.chargeStop],
-  ['GET:lock', actions.lockState],
-  ['PUT:lock', actions.lock],
-  ['DELETE:lock', actions.unlock],
-  ['GET:valet', actions.lockState],
-  ['PUT:valet', actions.valetOn],
-  ['DELETE:valet', actions.valetOff],
-  ['GET:features', actions.listFeatures],
-  ['PUT:features', actions.setFeature],
-  ['GET:parameters', actions.listParameters],
-  ['PUT:parameters', actions.setParameter],
-  ['PUT:reset', actions.reset],
-  ['PUT:homelink', actions.homelink],
-  // vts's own calls for the web dashboard and other tools (docs/web-api.md)
-  ['POST:session', signIn],
-  ['GET:session', whoAmI],
-  ['DELETE:session', signOut],
-  ['POST:password', changePassword],
-  ['GET:overview', overview],
-  ['GET:live', live],
-  ['GET:history', history],
-  ['GET:push', readPush],
-  ['POST:push', addTarget],
-  ['DELETE:push', removePush],
-  ['GET:notifications', notifications],
-]);
+/** The groups of `/api` calls, each with its table (the custom API, found by name, is apart). */
+export const API_GROUPS: readonly ApiGroup[] = [API_V2, COMMAND_API, WEB_API];
 
-/** The command API and the reference's former "Not Yet Implemented" group (src/http/command/). */
-export const COMMAND_API_ROUTES: ReadonlySet<ApiRoute> = new Set<ApiRoute>([
-  runCommand,
-  commandInfo,
-  ...[actions.chargeStart, actions.chargeStop, actions.lockState, actions.lock, actions.unlock, actions.valetOn, actions.valetOff],
-  ...[actions.listFeatures, actions.setFeature, actions.listParameters, actions.setParameter, actions.reset, actions.homelink],
-]);
+/** What the hall knows of one call (`<METHOD>:<fn>`): its route, group and error style. */
+interface HallCall {
+  route: ApiRoute;
+  group: ApiGroup['name'];
+  errors: ErrorStyle;
+}
 
-/** vts's web API (docs/web-api.md). */
-export const WEB_API_ROUTES: ReadonlySet<ApiRoute> = new Set<ApiRoute>([
-  ...[signIn, whoAmI, signOut, changePassword, overview, live, history],
-  ...[readPush, addTarget, removePush, notifications],
-]);
+/** The calls of the groups' tables by `<METHOD>:<fn>`; the rows of one call must agree. */
+function hallCalls(groups: readonly ApiGroup[]): Map<string, HallCall> {
+  const calls = new Map<string, HallCall>();
+  for (const group of groups) {
+    for (const row of group.rows) {
+      const key = `${row.method}:${row.path.split('/')[2] ?? ''}`;
+      const call: HallCall = { route: row.route, group: group.name, errors: row.errors ?? group.errors };
+      const had = calls.get(key);
+      if (had && (had.route !== call.route || had.group !== call.group || had.errors !== call.errors)) {
+        throw new Error(`/api: ${row.method} ${row.path} is another call than the earlier rows of ${key}`);
+      }
+      calls.set(key, had ?? call);
+    }
+  }
+  return calls;
+}
 
-/**
- * The calls that answer their errors as JSON `{"error","message"}`: the command API and the web
- * API, but for the lock and valet state (REF's text). Every other call answers REF's one line of text.
- */
-const JSON_ERROR_ROUTES: ReadonlySet<ApiRoute> = new Set<ApiRoute>([...[...COMMAND_API_ROUTES].filter((r) => r !== actions.lockState), ...WEB_API_ROUTES]);
+const CALLS = hallCalls(API_GROUPS);
+
+/** The route of every call of the groups, by `<METHOD>:<fn>` (`GET:status`). */
+export const API_ROUTES: ReadonlyMap<string, ApiRoute> = new Map([...CALLS].map(([key, call]) => [key, call.route]));
+
+const callOf = (method: string, fn: string): HallCall | undefined => CALLS.get(`${method === 'HEAD' ? 'GET' : method}:${fn}`);
+
+/** The group of the `/api` call `<method>:<fn>`, if it is one of the groups' calls. */
+export function apiCallGroup(method: string, fn: string): ApiGroup['name'] | undefined {
+  return callOf(method, fn)?.group;
+}
 
 /** How the `/api` call of `method` and `url` answers an error (src/http/reply.ts `sendError`). */
 export function apiErrorStyle(method: string, url: string): ErrorStyle {
-  const fn = apiSegments(url)?.[0] ?? '';
-  const route = API_ROUTES.get(`${method === 'HEAD' ? 'GET' : method}:${fn}`);
-  return route && JSON_ERROR_ROUTES.has(route) ? 'json' : 'text';
+  return callOf(method, apiSegments(url)?.[0] ?? '')?.errors ?? 'text';
 }
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'DELETE']);
