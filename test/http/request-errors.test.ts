@@ -23,7 +23,7 @@ after(async () => {
   await h?.close();
 });
 
-/** The calls whose errors are JSON (src/http/api-v2/routes.ts), by `<METHOD>:<fn>`. */
+/** The calls whose errors are JSON (src/http/api-hall.ts), by `<METHOD>:<fn>`. */
 const JSON_CALLS = new Set([
   'POST:command',
   'PUT:charge',
