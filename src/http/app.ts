@@ -6,7 +6,7 @@
  */
 import type { TlsOptions } from 'node:tls';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { apiErrorStyle, dispatchApi } from './api-v2/routes.js';
+import { apiErrorStyle, dispatchApi } from './api-hall.js';
 import { registerFormParsers } from './forms.js';
 import { MQAPI_CALLS, mqapi } from './mqapi/routes.js';
 import { registerOpenApi } from './openapi/routes.js';

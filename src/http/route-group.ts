@@ -1,9 +1,9 @@
 /**
  * The route group of a request, for the metrics (`vts_http_requests_total{group}`) and the access
  * log: a handful of names, never a vehicle id or a user name. The `/api` calls are grouped as the
- * dispatcher's table says (src/http/api-v2/routes.ts).
+ * groups' tables say (src/http/api-hall.ts `API_GROUPS`).
  */
-import { API_ROUTES, COMMAND_API_ROUTES, WEB_API_ROUTES } from './api-v2/routes.js';
+import { apiCallGroup } from './api-hall.js';
 
 export type RouteGroup = 'health' | 'metrics' | 'openapi' | 'mqapi' | 'api_v2' | 'command_api' | 'custom_api' | 'csv' | 'web_api' | 'web';
 
@@ -17,9 +17,8 @@ export function routeGroup(method: string, url: string, commandService: string):
   if (path !== '/api' && !path.startsWith('/api/')) return 'web';
   const [fn = '', second] = path.slice(5).split('/', 2);
   if (fn === 'openapi.json' || fn === 'docs') return 'openapi';
-  const route = API_ROUTES.get(`${method === 'HEAD' ? 'GET' : method}:${fn}`);
-  if (route && COMMAND_API_ROUTES.has(route)) return 'command_api';
-  if (route && WEB_API_ROUTES.has(route)) return 'web_api';
+  const group = apiCallGroup(method, fn);
+  if (group === 'command_api' || group === 'web_api') return group;
   if (fn === commandService) return second === 'csv' ? 'csv' : 'custom_api';
   if (fn === 'call') return 'custom_api';
   if (fn === 'historical' && q >= 0 && /(?:^|&)format=csv(?:&|$)/i.test(url.slice(q + 1))) return 'csv';

@@ -15,7 +15,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { API_ROUTES } from '../../src/http/api-v2/routes.js';
+import { API_ROUTES } from '../../src/http/api-hall.js';
 import { injectHarness, isErrorLine, rawExchange, type Credentials, type InjectHarness } from '../http/inject.js';
 import { fuzzParams } from '../support/fuzz.js';
 

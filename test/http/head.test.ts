@@ -7,7 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request, type IncomingHttpHeaders } from 'node:http';
-import { API_ROUTES } from '../../src/http/api-v2/routes.js';
+import { API_ROUTES } from '../../src/http/api-hall.js';
 import { injectHarness, type InjectHarness } from './inject.js';
 import { send, type HttpResponse } from './helpers.js';
 

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
-import { API_ROUTES, apiErrorStyle } from '../../src/http/api-v2/routes.js';
+import { API_ROUTES, apiErrorStyle } from '../../src/http/api-hall.js';
 import { MQAPI_CALLS } from '../../src/http/mqapi/routes.js';
 import { buildOpenApiDocument, openApiJson } from '../../src/http/openapi/document.js';
 import { HTTP_METHODS, type Operation, type OpenApiDocument, type Parameter, type Reference, type Response } from '../../src/http/openapi/types.js';

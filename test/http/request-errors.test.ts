@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import type { LightMyRequestResponse } from 'fastify';
-import { API_ROUTES } from '../../src/http/api-v2/routes.js';
+import { API_ROUTES } from '../../src/http/api-hall.js';
 import { injectHarness, injectWithin, isErrorLine, rawExchange, type InjectHarness } from './inject.js';
 
 const AUTH = 'username=demo&password=demopass';
@@ -23,7 +23,7 @@ after(async () => {
   await h?.close();
 });
 
-/** The calls whose errors are JSON (src/http/api-v2/routes.ts), by `<METHOD>:<fn>`. */
+/** The calls whose errors are JSON (src/http/api-hall.ts), by `<METHOD>:<fn>`. */
 const JSON_CALLS = new Set([
   'POST:command',
   'PUT:charge',

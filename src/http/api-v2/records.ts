@@ -11,7 +11,7 @@ import { statusBody } from '../../core/records/status.js';
 import { tpmsBody } from '../../core/records/tpms.js';
 import type { CarMessage } from '../../store/store.js';
 import { forbidden, paranoid, sendJson } from '../reply.js';
-import { ownVehicle, type ApiRoute } from './call.js';
+import { ownVehicle, type ApiRoute } from '../api-call.js';
 
 type Pick = (code: string) => StoredRecord | undefined;
 

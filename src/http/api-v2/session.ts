@@ -1,7 +1,7 @@
 /** `GET /api/cookie` (log in) and `DELETE /api/cookie` (log out): http-api-v2.md §4.1–§4.2. */
 import { sessionCookie } from '../auth.js';
 import { sendText } from '../reply.js';
-import type { ApiRoute } from './call.js';
+import type { ApiRoute } from '../api-call.js';
 
 export const login: ApiRoute = {
   rights: ['session'],

@@ -11,7 +11,7 @@ import { hasRight, parseRights } from '../../core/auth/rights.js';
 import { formatUtc } from '../../core/time.js';
 import type { ApiToken } from '../../store/store.js';
 import { badRequest, forbidden, sendJson, sendText } from '../reply.js';
-import type { ApiRoute } from './call.js';
+import type { ApiRoute } from '../api-call.js';
 
 const TOKEN_RIGHTS = ['token.admin', 'admin'] as const;
 const MAX_TEXT = 255;

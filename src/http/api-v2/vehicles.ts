@@ -5,7 +5,7 @@
 import { vehicleConnectBody, vehicleListRow } from '../../core/records/lists.js';
 import { forbidden, sendJson, sendJsonText } from '../reply.js';
 import { clientAddress } from '../params.js';
-import { ownVehicle, type ApiCall, type ApiRoute } from './call.js';
+import { ownVehicle, type ApiCall, type ApiRoute } from '../api-call.js';
 
 export const listVehicles: ApiRoute = {
   async handler({ ctx, reply, principal }) {

@@ -10,8 +10,8 @@
 import type { CommandKind } from '../../core/commands/request.js';
 import { formatUtc } from '../../core/time.js';
 import { forbidden, sendJson } from '../reply.js';
-import { ownVehicle, type ApiCall, type ApiRoute } from '../api-v2/call.js';
-import { commandFailure, type HttpFailure } from './errors.js';
+import { ownVehicle, type ApiCall, type ApiRoute } from '../api-call.js';
+import { commandFailure, type HttpFailure } from '../command-errors.js';
 import type { Job } from '../../hub/command-jobs.js';
 
 const RIGHTS = ['command', 'admin'] as const;

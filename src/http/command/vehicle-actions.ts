@@ -23,8 +23,8 @@
 import { statusBody } from '../../core/records/status.js';
 import { PARANOID } from '../../core/records/fields.js';
 import { forbidden, paranoid, sendJson } from '../reply.js';
-import { ownVehicle, type ApiCall, type ApiRoute } from '../api-v2/call.js';
-import { commandFailure } from './errors.js';
+import { ownVehicle, type ApiCall, type ApiRoute } from '../api-call.js';
+import { commandFailure } from '../command-errors.js';
 
 const RIGHTS = ['command', 'admin'] as const;
 const MODES: Record<string, number> = { standard: 0, storage: 1, range: 3, performance: 4 };

@@ -9,7 +9,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseTypeList } from '../../core/records/csv.js';
 import { parseSince } from '../../core/time.js';
-import { sendRecordsCsv } from '../api-v2/historical.js';
+import { sendRecordsCsv } from '../records-csv.js';
 import type { HttpContext } from '../context.js';
 import type { Params } from '../params.js';
 import { badRequest, sendText } from '../reply.js';

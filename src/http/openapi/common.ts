@@ -1,6 +1,6 @@
 /**
  * Building blocks of the OpenAPI document: references, the error bodies every route shares, and
- * the answers of the dispatcher (src/http/api-v2/routes.ts) that come before a handler: 400 for a
+ * the answers of the `/api` hall (src/http/api-hall.ts) that come before a handler: 400 for a
  * parameter or body it cannot read, 401, 403 (rights, CSRF), 429 (login throttle, rate limit), 503
  * (a cluster's Redis out of reach).
  */
@@ -41,6 +41,12 @@ export const json = (description: string, schema: Schema, headers?: Response['he
   ...(headers ? { headers } : {}),
   content: { 'application/json': { schema } },
 });
+
+/** An RFC 4180 CSV download whose header row starts with `head` (a regular expression). */
+export const csv = (head: string): Schema => ({ type: 'string', pattern: `^${head}`, description: 'RFC 4180, CRLF line ends, `text/csv; charset=utf-8`.' });
+
+/** The 413 of a CSV download of too many records (src/http/records-csv.ts). */
+export const TOO_MANY_RECORDS = text('More than 100,000 records: fetch them in parts with `since` (`fn.since`).', { type: 'string', pattern: '^More than \\d+ records' });
 
 /** `{"error":"VTS_ERR_…","message":"…"}` of the given codes. */
 export const jsonError = (codes: readonly string[]): Schema => ({
@@ -175,7 +181,7 @@ export interface ApiOp {
   summary: string;
   description?: string;
   tag: string;
-  /** How its dispatcher and body errors answer (src/http/api-v2/routes.ts JSON_ERROR_ROUTES). */
+  /** How the hall's and the body parsers' errors answer on it (its table row's `errors`, src/http/api-call.ts). */
   style: ErrorStyle;
   rights?: readonly string[];
   parameters?: (Parameter | Reference)[];

@@ -1,20 +1,23 @@
 /**
- * The OpenAPI 3.1 document of every HTTP route of vts (issue 17), assembled from the route groups:
- * API v2 (api-v2.ts), commands (command-api.ts), the custom API (custom-api.ts), the web API
- * (web-api.ts) and the rest (operations.ts). Served at `/api/openapi.json` and rendered at
- * `/api/docs` (routes.ts); test/http/openapi-*.test.ts check it against the routes the server
- * answers and the golden bodies.
+ * The OpenAPI 3.1 document of every HTTP route of vts (issue 17), assembled from the descriptions
+ * the route groups keep in their folders: the tables of API v2, commands and the web API
+ * (src/http/<group>/routes.ts, one operation per row), the custom API (custom-api/openapi.ts),
+ * `/mqapi` (mqapi/openapi.ts) and the rest (operations.ts). Served at `/api/openapi.json` and
+ * rendered at `/api/docs` (routes.ts); test/http/openapi-*.test.ts check it against the routes the
+ * server answers and the golden bodies.
  */
 import { SERVER_VERSION } from '../../version.js';
-import { API_V2_PATHS } from './api-v2.js';
-import { COMMAND_PATHS } from './command-api.js';
+import type { ApiGroup } from '../api-call.js';
+import { API_V2 } from '../api-v2/routes.js';
+import { COMMAND_API } from '../command/routes.js';
+import { CUSTOM_PATHS } from '../custom-api/openapi.js';
+import { MQAPI_PATHS } from '../mqapi/openapi.js';
+import { WEB_API } from '../web-api/routes.js';
 import { HEADERS, PARAMETERS, RESPONSES, USER_LOGIN } from './common.js';
-import { CUSTOM_PATHS } from './custom-api.js';
-import { OPERATIONS_PATHS } from './operations.js';
+import { DASHBOARD_PATHS, OPERATIONS_PATHS } from './operations.js';
 import { SCHEMAS } from './schemas.js';
-import type { OpenApiDocument, Paths, PathItem } from './types.js';
+import type { HttpMethod, OpenApiDocument, Paths, PathItem } from './types.js';
 import { HTTP_METHODS } from './types.js';
-import { WEB_PATHS } from './web-api.js';
 
 const DESCRIPTION = `
 The HTTP routes of vts, the vehicle telemetry server compatible with the OVMS v2 server (README "HTTP API v2").
@@ -37,6 +40,18 @@ of a web session (\`POST /api/session\`) must bring \`X-CSRF-Token\` on every PO
 \`Access-Control-Allow-Methods\`); every response carries \`Access-Control-Allow-Origin: *\`, \`Cache-Control: max-age=0\` and
 \`Expires\` equal to \`Date\`. An unknown call under \`/api\` is \`404 Unrecognised API call\`, any other unknown path \`404 not found\`.
 `.trim();
+
+/** The paths of a group's table, in the order of its rows. */
+function tablePaths(group: ApiGroup): Paths {
+  const out: Paths = {};
+  for (const row of group.rows) {
+    const method = row.method.toLowerCase() as HttpMethod;
+    const item: PathItem = out[row.path] ?? {};
+    if (item[method]) throw new Error(`OpenAPI: ${row.method} ${row.path} is described twice`);
+    out[row.path] = { ...item, [method]: row.doc };
+  }
+  return out;
+}
 
 /** The path items of the groups, one per path (a path shared by two groups gets the methods of both). */
 function mergePaths(...groups: Paths[]): Paths {
@@ -76,7 +91,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: 'Operations', description: 'Health, readiness, metrics and this document.' },
     ],
     security: USER_LOGIN,
-    paths: mergePaths(API_V2_PATHS, COMMAND_PATHS, CUSTOM_PATHS, WEB_PATHS, OPERATIONS_PATHS),
+    paths: mergePaths(tablePaths(API_V2), tablePaths(COMMAND_API), CUSTOM_PATHS, tablePaths(WEB_API), OPERATIONS_PATHS, MQAPI_PATHS, DASHBOARD_PATHS),
     components: {
       schemas: SCHEMAS,
       responses: RESPONSES,

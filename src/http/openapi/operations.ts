@@ -1,13 +1,12 @@
 /**
- * The routes outside the API calls: health, readiness and metrics for operators, this document
- * and its page, the HTTP auth backend of an external Mosquitto (`/mqapi`, http-api-v2.md §5), and
- * the web dashboard's files (src/http/web.ts).
+ * The OpenAPI description of the routes outside the API calls: health, readiness and metrics for
+ * operators (src/http/ops.ts), this document and its page (routes.ts), and the web dashboard's
+ * files (src/http/web.ts). The `/mqapi` calls are described in their folder (src/http/mqapi/openapi.ts).
  */
-import { errorResponses, headerRef, json, mergeResponses, NO_LOGIN, ref, responseRef, text, textLine } from './common.js';
-import type { Operation, Paths, Response, Schema } from './types.js';
+import { headerRef, json, NO_LOGIN, ref, responseRef, text, textLine } from './common.js';
+import type { Operation, Paths } from './types.js';
 
 const OPS = 'Operations';
-const MQAPI = 'MQTT auth';
 const DASHBOARD = 'Dashboard';
 
 /** The files of the documentation page under `/api/docs/`: the page's own script and swagger-ui-dist's. */
@@ -24,30 +23,6 @@ const file = (operationId: string, summary: string, mediaType: string, tag = DAS
   security: NO_LOGIN,
   responses: { '200': { description: 'The file.', content: { [mediaType]: { schema: { type: 'string' } } } } },
 });
-
-const EMPTY: Schema = { type: 'string', const: '' };
-
-/** A `/mqapi` call: POST form fields, the outcome in the status code and reason phrase, empty bodies. */
-function mqapi(call: string, summary: string, description: string, fields: Record<string, Schema>, required: string[], answers: Record<string, Response>): Operation {
-  return {
-    operationId: `mqapi${call[0]!.toUpperCase()}${call.slice(1)}`,
-    summary,
-    description: `${description} Any other method answers \`404 Unrecognised API call\`.`,
-    tags: [MQAPI],
-    security: NO_LOGIN,
-    requestBody: {
-      description: 'Form fields, as the Mosquitto HTTP auth plugin sends them.',
-      required: true,
-      content: {
-        'application/x-www-form-urlencoded': { schema: { type: 'object', properties: fields, required } },
-        'multipart/form-data': { schema: { type: 'object', properties: fields, required } },
-      },
-    },
-    responses: mergeResponses(errorResponses({ style: 'text', method: 'post' }), answers),
-  };
-}
-
-const empty = (description: string): Response => text(description, EMPTY);
 
 export const OPERATIONS_PATHS: Paths = {
   '/health': {
@@ -121,36 +96,10 @@ export const OPERATIONS_PATHS: Paths = {
   ...Object.fromEntries(
     DOCS_ASSETS.map((a) => [a.path, { get: file(a.id, 'A file of the documentation page', a.type.split(';')[0]!, OPS) }]),
   ),
-  '/mqapi/auth': {
-    post: mqapi(
-      'auth',
-      'MQTT login check',
-      'Valid user name and account password or API token, with the right `v3` or `mqtt` (`*` has all). Throttled like every login: a refused attempt is a 403.',
-      { username: { type: 'string' }, password: { type: 'string' }, clientid: { type: 'string' }, topic: { type: 'string' }, acc: { type: 'string' } },
-      ['username', 'password'],
-      { '200': empty('`Authentication OK`.'), '403': empty('`Authentication FAILED`.') },
-    ),
-  },
-  '/mqapi/superuser': {
-    post: mqapi(
-      'superuser',
-      'MQTT superuser check',
-      'Whether the user is the `--mqtt-superuser`.',
-      { username: { type: 'string' } },
-      ['username'],
-      { '200': empty('`Is a superuser`.'), '403': empty('`Not a superuser` (or none is configured).'), '404': text('No user name (`Username required`).', textLine('Username required')) },
-    ),
-  },
-  '/mqapi/acl': {
-    post: mqapi(
-      'acl',
-      'MQTT topic check',
-      'The superuser may use every topic; a user the topics under `ovms/<username>/`; a module\'s config read request (`…/client/<id>/request/config`) only for reading (`acc` 1; 2, 3 or no `acc`: denied).',
-      { username: { type: 'string' }, topic: { type: 'string' }, clientid: { type: 'string' }, acc: { type: 'string', enum: ['1', '2', '3', '4'] } },
-      ['username', 'topic'],
-      { '200': empty('`Superuser acl is permitted` or `Access granted`.'), '403': empty('`Access denied`.') },
-    ),
-  },
+};
+
+/** The web dashboard's files (src/http/web.ts). */
+export const DASHBOARD_PATHS: Paths = {
   '/': {
     get: {
       operationId: 'dashboard',

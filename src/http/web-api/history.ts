@@ -5,7 +5,7 @@
  */
 import { buildHistory, type HistoryRecord } from '../../core/records/history.js';
 import { findTrips } from '../../core/records/trips.js';
-import { ownVehicle, type ApiRoute } from '../api-v2/call.js';
+import { ownVehicle, type ApiRoute } from '../api-call.js';
 import { sendJson } from '../reply.js';
 import { jsonError, notYours } from './session.js';
 

@@ -7,7 +7,7 @@
 import { replayOrder } from '../../core/mp/car-message.js';
 import { isVtsError } from '../../errors.js';
 import type { LiveEvent } from '../../hub/hub.js';
-import { ownVehicle, type ApiRoute } from '../api-v2/call.js';
+import { ownVehicle, type ApiRoute } from '../api-call.js';
 import { notYours } from './session.js';
 
 const PING_MS = 25_000;

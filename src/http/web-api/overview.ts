@@ -1,7 +1,7 @@
 /** `GET /api/overview` (docs/web-api.md "Overview"): the caller's vehicles with their state. */
 import { splitFields } from '../../core/records/fields.js';
 import type { JsonValue } from '../../core/records/json.js';
-import type { ApiRoute } from '../api-v2/call.js';
+import type { ApiRoute } from '../api-call.js';
 import { sendJson } from '../reply.js';
 
 function numberOrNull(text: string | undefined): number | null {

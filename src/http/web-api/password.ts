@@ -7,7 +7,7 @@ import { audit } from '../../audit.js';
 import { userAccount } from '../../auth/login-guard.js';
 import { hashPassword } from '../../auth/password.js';
 import { passwordProblem } from '../../core/auth/password-rule.js';
-import type { ApiRoute } from '../api-v2/call.js';
+import type { ApiRoute } from '../api-call.js';
 import { clientAddress } from '../params.js';
 import { status } from '../reply.js';
 import { jsonError, loginThrottled } from './session.js';

@@ -9,7 +9,7 @@ import { clientAddress } from '../params.js';
 import { subscriptionChannel, isTargetKind } from '../../core/push/channels.js';
 import { MAX_TARGETS, maskedUrl, targetSecretProblem, targetUrlProblem } from '../../core/push/targets.js';
 import type { NotificationView, NotifyTarget, SubscriptionStatus } from '../../store/push-store.js';
-import { ownVehicle, type ApiCall, type ApiRoute } from '../api-v2/call.js';
+import { ownVehicle, type ApiCall, type ApiRoute } from '../api-call.js';
 import { sendJson, status } from '../reply.js';
 import { jsonError, notYours } from './session.js';
 

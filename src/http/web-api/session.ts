@@ -9,7 +9,7 @@
 import { hasRight } from '../../core/auth/rights.js';
 import { checkCredentials, isThrottled, sessionCookie } from '../auth.js';
 import { sendJson, status } from '../reply.js';
-import type { ApiCall, ApiRoute } from '../api-v2/call.js';
+import type { ApiCall, ApiRoute } from '../api-call.js';
 
 export const jsonError = (call: ApiCall, code: number, error: string, message: string) => sendJson(call.reply, code, { error, message });
 

@@ -1,13 +1,12 @@
 /**
- * The custom server API that scripts use (command-execution.md §8.2, README "Remote commands",
- * "CSV downloads"): `/api/ovms/cmd`, `/api/ovms/csv` and their older form `/api/call?fn.name=…`,
- * authenticated by the vehicle id and its server (car) password. `ovms` is the default of
- * `--command-service`, which renames that path segment. Errors are one line of text (`fn.format=json`:
- * the command's errors as `{"error","message"}`).
+ * The OpenAPI description of the custom server API that scripts use (command-execution.md §8.2,
+ * README "Remote commands", "CSV downloads"): `/api/ovms/cmd`, `/api/ovms/csv` and their older form
+ * `/api/call?fn.name=…`, authenticated by the vehicle id and its server (car) password. `ovms` is
+ * the default of `--command-service`, which renames that path segment. Errors are one line of text
+ * (`fn.format=json`: the command's errors as `{"error","message"}`). Its functions: dispatch.ts.
  */
-import { CAR_LOGIN, errorResponses, formBody, headerRef, jsonError, mergeResponses, query, ref, responseRef, text, textLine } from './common.js';
-import { csv, TOO_MANY_RECORDS } from './api-v2.js';
-import type { Operation, Parameter, Paths, Reference, Response, Schema } from './types.js';
+import { CAR_LOGIN, csv, errorResponses, formBody, headerRef, jsonError, mergeResponses, query, ref, responseRef, text, textLine, TOO_MANY_RECORDS } from '../openapi/common.js';
+import type { Operation, Parameter, Paths, Reference, Response, Schema } from '../openapi/types.js';
 
 const TAG = 'Custom API';
 

@@ -1,5 +1,5 @@
 /** How the command service's errors answer over HTTP. */
-import { isVtsError } from '../../errors.js';
+import { isVtsError } from '../errors.js';
 
 export interface HttpFailure {
   status: number;

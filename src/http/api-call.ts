@@ -1,0 +1,68 @@
+/**
+ * One `/api` call on its way through the hall (src/http/api-hall.ts), and the table rows a group of
+ * calls registers its routes with: method, path, handler with its options, OpenAPI description.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { HttpContext } from './context.js';
+import type { Principal } from './auth.js';
+import type { Operation } from './openapi/types.js';
+import type { Params } from './params.js';
+import type { ErrorStyle } from './reply.js';
+import type { Vehicle } from '../store/store.js';
+
+export interface ApiCall {
+  ctx: HttpContext;
+  req: FastifyRequest;
+  reply: FastifyReply;
+  principal: Principal;
+  /** URL-decoded path segments after the function name (`/api/<fn>/<arg0>/<arg1>`). */
+  args: string[];
+  params: Params;
+}
+
+export interface ApiRoute {
+  /** Any of these rights is needed (http-api-v2.md §3.3); none = any authenticated caller. */
+  rights?: readonly string[];
+  /** The handler authenticates by itself (the web sign-in): `principal` is a placeholder. */
+  public?: boolean;
+  /** A request without a valid login is refused with JSON 401 `VTS_ERR_AUTH`, not REF's text line. */
+  jsonUnauthorized?: boolean;
+  handler(call: ApiCall): Promise<unknown> | unknown;
+}
+
+/**
+ * One row of a group's table. The hall finds a call by its method and the first segment of its
+ * path (`GET /api/status/…` is `GET:status`): rows that share both (one call described under
+ * several paths) share their route. The OpenAPI document lists the paths in the order of the rows.
+ */
+export interface ApiRow {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** `/api/<call>`, then literal segments or `{name}` parameters, as the document names the path. */
+  path: string;
+  /** The handler and its options (rights, public, JSON 401). */
+  route: ApiRoute;
+  /** How the hall's and the body parsers' errors answer on this call; default: the group's. */
+  errors?: ErrorStyle;
+  /** Its OpenAPI operation (its rights and error style must agree with `route` and `errors`). */
+  doc: Operation;
+}
+
+/** A group of `/api` calls in its folder, with its table. */
+export interface ApiGroup {
+  /** The group's name in the metrics and the access log (src/http/route-group.ts). */
+  name: 'api_v2' | 'command_api' | 'web_api';
+  /** How the hall's and the body parsers' errors answer on its calls (src/http/reply.ts `sendError`). */
+  errors: ErrorStyle;
+  rows: readonly ApiRow[];
+}
+
+/**
+ * The vehicle named by the first argument if it belongs to the caller (ids are case-insensitive);
+ * undefined otherwise: the handler answers 403 `Forbidden` (nobody learns whether it exists).
+ */
+export async function ownVehicle(call: ApiCall): Promise<Vehicle | undefined> {
+  const id = (call.args[0] ?? '').toUpperCase();
+  if (id === '') return undefined;
+  const v = await call.ctx.store.getVehicle(id);
+  return v && v.ownerId === call.principal.ownerId ? v : undefined;
+}

@@ -1,0 +1,34 @@
+/**
+ * The table of vts's own calls for the web dashboard and other tools (docs/web-api.md): each
+ * call's method and path, its handler with its options (in this folder) and its OpenAPI
+ * description (openapi.ts). Errors are `{"error","message"}`.
+ */
+import type { ApiGroup } from '../api-call.js';
+import { history } from './history.js';
+import { live } from './live.js';
+import { WEB_DOCS as doc } from './openapi.js';
+import { overview } from './overview.js';
+import { changePassword } from './password.js';
+import { addTarget, notifications, readPush, removePush } from './push.js';
+import { signIn, signOut, whoAmI } from './session.js';
+
+export const WEB_API: ApiGroup = {
+  name: 'web_api',
+  errors: 'json',
+  rows: [
+    { method: 'POST', path: '/api/session', route: signIn, doc: doc.signIn },
+    { method: 'GET', path: '/api/session', route: whoAmI, doc: doc.whoAmI },
+    { method: 'DELETE', path: '/api/session', route: signOut, doc: doc.signOut },
+    { method: 'POST', path: '/api/password', route: changePassword, doc: doc.changePassword },
+    { method: 'GET', path: '/api/overview', route: overview, doc: doc.overview },
+    { method: 'GET', path: '/api/live/{vehicleId}', route: live, doc: doc.live },
+    { method: 'GET', path: '/api/history/{vehicleId}', route: history, doc: doc.history },
+    { method: 'GET', path: '/api/push/subscriptions', route: readPush, doc: doc.listSubscriptions },
+    { method: 'GET', path: '/api/push/subscriptions/{vehicleId}', route: readPush, doc: doc.listVehicleSubscriptions },
+    { method: 'DELETE', path: '/api/push/subscriptions/{vehicleId}/{appId}', route: removePush, doc: doc.deleteSubscription },
+    { method: 'GET', path: '/api/push/targets', route: readPush, doc: doc.listTargets },
+    { method: 'POST', path: '/api/push/targets', route: addTarget, doc: doc.addTarget },
+    { method: 'DELETE', path: '/api/push/targets/{id}', route: removePush, doc: doc.deleteTarget },
+    { method: 'GET', path: '/api/notifications/{vehicleId}', route: notifications, doc: doc.notifications },
+  ],
+};
