@@ -12,7 +12,7 @@ import { addPushDeliveryOptions, addPushProviderOptions, pushConfig, type PushDe
 import { createLogger, LOG_FORMATS, type LogFormat } from '../log.js';
 import { DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from '../connection-cap.js';
 import { DEFAULT_MAX_HELD_WRITES } from '../store/write-behind.js';
-import { DEFAULT_WEB_SESSION_TIMEOUT } from '../hub/api-sessions.js';
+import { DEFAULT_WEB_SESSION_TIMEOUT } from '../hub/sessions/api-sessions.js';
 import { STRONG_TOKEN } from '../http/ops.js';
 import { reportFdLimit } from '../fd-limit.js';
 import { DEFAULT_LOGIN_TIMEOUT_MS, startServer, type ServerConfig } from '../server.js';

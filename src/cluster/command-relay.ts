@@ -4,8 +4,8 @@
  * they come, then its end (`done`) or its failure (`fail`, audited there).
  */
 import { ERRORS, isVtsError, VtsError, type ErrorCode } from '../errors.js';
-import type { ClusterEvents } from '../hub/cluster.js';
-import { auditedElsewhere, type JobRequest } from '../hub/command-service.js';
+import type { ClusterEvents } from '../hub/cluster/cluster.js';
+import { auditedElsewhere, type JobRequest } from '../hub/commands/command-service.js';
 import type { WireJob, WireMessage } from './wire.js';
 
 /** The job as it travels (the record sink stays with the caller). */

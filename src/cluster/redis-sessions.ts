@@ -16,7 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { timeoutOf, type SessionRecord, type SessionStore, type SessionTimeouts, type StoredSession } from '../hub/session-store.js';
+import { timeoutOf, type SessionRecord, type SessionStore, type SessionTimeouts, type StoredSession } from '../hub/sessions/session-store.js';
 import type { RedisCluster } from './redis-cluster.js';
 import { CLAIM, RELEASE, USE_SESSION as USE } from './scripts.js';
 

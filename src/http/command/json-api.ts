@@ -12,7 +12,7 @@ import { formatUtc } from '../../core/time.js';
 import { forbidden, sendJson } from '../reply.js';
 import { ownVehicle, type ApiCall, type ApiRoute } from '../api-v2/call.js';
 import { commandFailure, type HttpFailure } from './errors.js';
-import type { Job } from '../../hub/command-jobs.js';
+import type { Job } from '../../hub/commands/command-jobs.js';
 
 const RIGHTS = ['command', 'admin'] as const;
 const KINDS: readonly CommandKind[] = ['shell', 'js', 'mp'];

@@ -2,7 +2,7 @@
 import { completesCommand } from '../../core/mp/command.js';
 import type { Handler } from './port.js';
 import type { HubPort } from './port.js';
-import type { VehicleLink } from '../vehicle-link.js';
+import type { VehicleLink } from '../links/vehicle-link.js';
 
 export const handleCommandResponse: Handler = (hub, _peer, link, data) => routeResponse(hub, link, 'c', data, false);
 

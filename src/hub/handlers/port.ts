@@ -6,12 +6,12 @@
 import type { Telemetry } from '../telemetry.js';
 import type { Logger } from 'pino';
 import type { Store } from '../../store/store.js';
-import type { CommandResult, CommandServiceOptions, JobRequest } from '../command-service.js';
-import type { VehicleOutput } from '../cluster.js';
-import type { GroupRegistry } from '../groups.js';
-import type { Peer } from '../peer.js';
-import type { VehicleLink } from '../vehicle-link.js';
-import type { Notifier } from '../notifier.js';
+import type { CommandResult, CommandServiceOptions, JobRequest } from '../commands/command-service.js';
+import type { VehicleOutput } from '../cluster/cluster.js';
+import type { GroupRegistry } from '../links/groups.js';
+import type { Peer } from '../links/peer.js';
+import type { VehicleLink } from '../links/vehicle-link.js';
+import type { Notifier } from '../notifications/notifier.js';
 
 export interface HubOptions {
   /** Sent to apps as `f<version>` after every `F`. */

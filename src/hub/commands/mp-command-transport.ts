@@ -4,13 +4,13 @@
  * never a socket, so a reply reaches exactly the job that asked. On a timeout the job's place in
  * the queue is kept as a placeholder: the late reply is dropped, not given to the next command.
  */
-import { completesCommand } from '../core/mp/command.js';
-import { mpCommandData } from '../core/commands/request.js';
-import { outcomeOf, type CommandOutcome } from '../core/commands/result.js';
-import { VtsError } from '../errors.js';
+import { completesCommand } from '../../core/mp/command.js';
+import { mpCommandData } from '../../core/commands/request.js';
+import { outcomeOf, type CommandOutcome } from '../../core/commands/result.js';
+import { VtsError } from '../../errors.js';
 import type { CommandJob, CommandTransport } from './command-service.js';
-import type { Peer } from './peer.js';
-import type { VehicleLink } from './vehicle-link.js';
+import type { Peer } from '../links/peer.js';
+import type { VehicleLink } from '../links/vehicle-link.js';
 
 let nextId = 0;
 

@@ -6,8 +6,8 @@
  * this node, group data of a car elsewhere.
  */
 import type { ClusterEvents, VehicleOutput } from './cluster.js';
-import type { CommandResult, JobRequest } from './command-service.js';
-import type { Hub } from './hub.js';
+import type { CommandResult, JobRequest } from '../commands/command-service.js';
+import type { Hub } from '../hub.js';
 
 export class ClusterInbox implements ClusterEvents {
   constructor(private readonly hub: Hub) {}

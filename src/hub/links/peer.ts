@@ -1,5 +1,5 @@
 /** What the hub knows of a logged-in MP connection: the adapter implements it, the hub drives it. */
-import type { ClientType } from '../core/mp/welcome.js';
+import type { ClientType } from '../../core/mp/welcome.js';
 
 export interface Peer {
   /** Connection id, unique in the process (for logs). */

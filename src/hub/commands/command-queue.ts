@@ -3,7 +3,7 @@
  * A client that leaves is replaced by a placeholder (null) so that the answer meant for it is
  * consumed and dropped instead of reaching the next client.
  */
-import type { Peer } from './peer.js';
+import type { Peer } from '../links/peer.js';
 
 export class CommandQueue {
   private entries: (Peer | null)[] = [];
