@@ -1,6 +1,6 @@
 /**
  * Commands between nodes: a job of a caller on one node, run by the command service of the node
- * that holds the vehicle's link (src/hub/command-service.ts), its answer records streamed back as
+ * that holds the vehicle's link (src/hub/commands/command-service.ts), its answer records streamed back as
  * they come, then its end (`done`) or its failure (`fail`, audited there).
  */
 import { ERRORS, isVtsError, VtsError, type ErrorCode } from '../errors.js';

@@ -434,7 +434,7 @@ export class Hub implements HubPort {
 
   // --- notifications (mp-protocol.md §12) ---
 
-  /** Records a push notification, and hands it to the notifiers and live watchers (src/hub/notifications.ts). */
+  /** Records a push notification, and hands it to the notifiers and live watchers (src/hub/notifications/notifications.ts). */
   notify(ownerId: number, vehicleId: string, alertType: string, text: string): void {
     this.notifications.notify(ownerId, vehicleId, alertType, text);
   }

@@ -60,7 +60,7 @@ export interface HubPort {
     groupChanged(group: string, vehicleId: string, data: string | null): void;
     groupMembers(group: string): Promise<[string, string][]>;
   };
-  /** The command service (src/hub/command-service.ts): every command to a vehicle goes through it. */
+  /** The command service (src/hub/commands/command-service.ts): every command to a vehicle goes through it. */
   readonly commands: { run(req: JobRequest): Promise<CommandResult> };
   /** Current time in epoch seconds. */
   seconds(): number;
