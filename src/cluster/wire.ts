@@ -6,7 +6,7 @@
  *
  * Channels: `<prefix>all` reaches every node; `<prefix>n:<node id>` one node.
  */
-import type { LiveEvent, StoredRef } from '../hub/handlers/port.js';
+import type { LiveEvent, StoredRef } from '../hub/types.js';
 import type { NodePresence } from '../hub/cluster/cluster.js';
 
 /** A command job as it travels (without the record sink, which stays with the caller). */

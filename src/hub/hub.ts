@@ -40,10 +40,12 @@ import type { V3Link } from './links/v3-link.js';
 import { V3CommandTransport } from './commands/v3-command-transport.js';
 import type { VehicleLink } from './links/vehicle-link.js';
 import { VehicleLinks, type LinkKind } from './links/vehicle-links.js';
-import type { HubOptions, HubPort, LiveEvent, StoredRef } from './handlers/port.js';
+import type { HubOptions, HubPort } from './handlers/port.js';
+import type { LiveEvent, StoredRef } from './types.js';
 import { NO_TELEMETRY, type Telemetry } from './telemetry.js';
 
-export type { HubOptions, LiveEvent, StoredRef } from './handlers/port.js';
+export type { HubOptions } from './handlers/port.js';
+export type { LiveEvent, StoredRef } from './types.js';
 export type { LiveListener } from './observers/live-watchers.js';
 export { NEVER_UPDATED_AGE } from './links/replay.js';
 

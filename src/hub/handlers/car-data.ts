@@ -1,6 +1,7 @@
 /** Store-and-forward of the car's data messages (mp-protocol.md §9.1). */
 import { repairStatus } from '../../core/mp/car-message.js';
-import type { HubPort, LiveEvent, StoredRef } from './port.js';
+import type { HubPort } from './port.js';
+import type { LiveEvent, StoredRef } from '../types.js';
 import type { VehicleLink } from '../links/vehicle-link.js';
 
 /** Who sent a car message: a car connection, or the v3 bridge (id 0). */

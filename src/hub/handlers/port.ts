@@ -12,6 +12,7 @@ import type { GroupRegistry } from '../links/groups.js';
 import type { Peer } from '../links/peer.js';
 import type { VehicleLink } from '../links/vehicle-link.js';
 import type { Notifier } from '../notifications/notifier.js';
+import type { LiveEvent, StoredRef } from '../types.js';
 
 export interface HubOptions {
   /** Sent to apps as `f<version>` after every `F`. */
@@ -32,19 +33,6 @@ export interface HubOptions {
   notifier?: Notifier;
   /** Where events are counted for `/metrics` (default: nowhere). */
   telemetry?: Telemetry;
-}
-
-/** What live watchers of a vehicle hear (docs/web-api.md "Live updates"). */
-export type LiveEvent =
-  | { kind: 'record'; code: string; data: string; time: number }
-  | { kind: 'notification'; type: string; text: string; time: number }
-  | { kind: 'link' };
-
-/** A stored car message, as forwarded messages name the one they pass on. */
-export interface StoredRef {
-  readonly code: string;
-  readonly data: string;
-  readonly time: number;
 }
 
 export interface HubPort {

@@ -4,7 +4,7 @@
  */
 import { replayOrder } from '../../core/mp/car-message.js';
 import type { CarMessage } from '../../store/store.js';
-import type { StoredRef } from '../handlers/port.js';
+import type { StoredRef } from '../types.js';
 import type { Peer } from './peer.js';
 
 /** The answer of `T` at login when the car never sent anything (REF's clamped MySQL TIME). */

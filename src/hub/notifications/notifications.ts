@@ -12,7 +12,8 @@ import { pushText } from '../../core/push/message.js';
 import { isVtsError } from '../../errors.js';
 import type { Store } from '../../store/store.js';
 import type { Cluster, VehicleOutput } from '../cluster/cluster.js';
-import type { HubOptions, LiveEvent } from '../handlers/port.js';
+import type { HubOptions } from '../handlers/port.js';
+import type { LiveEvent } from '../types.js';
 import type { LiveWatchers } from '../observers/live-watchers.js';
 import { NO_NOTIFIER } from './notifier.js';
 
