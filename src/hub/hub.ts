@@ -21,6 +21,7 @@ import type { MpMessage } from '../core/mp/message.js';
 import type { Store, Vehicle } from '../store/store.js';
 import { type Cluster, type ClusterEvents, type VehicleOutput, SoloCluster } from './cluster/cluster.js';
 import { CommandQueue } from './commands/command-queue.js';
+import type { CommandWaiter } from './commands/command-waiter.js';
 import { CommandService, DEFAULT_COMMAND_OPTIONS } from './commands/command-service.js';
 import { Notifications } from './notifications/notifications.js';
 import { dispatch } from './dispatch.js';
@@ -340,8 +341,8 @@ export class Hub implements HubPort {
   }
 
   /** The car left: its waiting commands end, after the commit that forwards its last answers. */
-  private commandsLeft(waiting: Peer[]): void {
-    if (waiting.length > 0) this.store.afterCommit(() => waiting.forEach((p) => p.carLeft?.()));
+  private commandsLeft(waiting: CommandWaiter[]): void {
+    if (waiting.length > 0) this.store.afterCommit(() => waiting.forEach((w) => w.carLeft()));
   }
 
   /** Unregisters a peer (§13.3). Idempotent: adapters call it whenever a connection ends. */

@@ -17,9 +17,4 @@ export interface Peer {
   send(code: string, data: string): void;
   /** Ends the connection; the adapter later calls `hub.detach(peer)` (which is idempotent). */
   close(reason: string): void;
-  /**
-   * The car this peer waited on for a command response left before it answered. Only the
-   * command service's own peers end their wait; apps and batch clients just never get the answer.
-   */
-  carLeft?(): void;
 }
