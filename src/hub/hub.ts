@@ -26,11 +26,12 @@ import { CommandService, DEFAULT_COMMAND_OPTIONS } from './commands/command-serv
 import { Notifications } from './notifications/notifications.js';
 import { dispatch } from './dispatch.js';
 import { groupMessageData } from '../core/mp/group.js';
-import { storeAndForward, type MessageSource } from './handlers/car-data.js';
+import { storeAndForward, V3_SOURCE } from './handlers/car-data.js';
 import { historicalRecord } from './handlers/historical.js';
 import { forwardNotification } from './handlers/push.js';
 import { GroupRegistry } from './links/groups.js';
 import { LiveWatchers, type LiveListener } from './observers/live-watchers.js';
+import { CarDataObservers, type CarDataObserver } from './observers/car-data-observers.js';
 import { MpCommandTransport } from './commands/mp-command-transport.js';
 import type { Peer } from './links/peer.js';
 import { ClusterInbox } from './cluster/cluster-inbox.js';
@@ -48,12 +49,11 @@ import { NO_TELEMETRY, type Telemetry } from './telemetry.js';
 export type { HubOptions } from './handlers/port.js';
 export type { LiveEvent, StoredRef } from './types.js';
 export type { LiveListener } from './observers/live-watchers.js';
+export type { CarDataEvent, CarDataObserver } from './observers/car-data-observers.js';
 export { NEVER_UPDATED_AGE } from './links/replay.js';
 
 export type { Notification } from './notifications/notifications.js';
 
-/** What the v2 handlers know of the v3 link's messages: no connection id, no paranoid token. */
-const V3_SOURCE: MessageSource = { id: 0, ptoken: '' };
 const LINK_CHANGED: LiveEvent = { kind: 'link' };
 
 export class Hub implements HubPort {
@@ -63,6 +63,8 @@ export class Hub implements HubPort {
   readonly notifications: Notifications;
   readonly events: Notifications['events'];
   readonly live: LiveWatchers;
+  /** Who hears each record of a vehicle once it is committed (`onCarData`). */
+  readonly carData: CarDataObservers;
   /** This node's vehicle links, and the cluster's view of each vehicle. */
   readonly links: VehicleLinks;
   /** What the other nodes of a cluster tell this one. */
@@ -85,6 +87,7 @@ export class Hub implements HubPort {
     this.now = options.now ?? Date.now;
     this.telemetry = options.telemetry ?? NO_TELEMETRY;
     this.live = new LiveWatchers(log);
+    this.carData = new CarDataObservers(log);
     this.links = new VehicleLinks(cluster);
     this.inbox = new ClusterInbox(this);
     this.notifications = new Notifications(this);
@@ -112,7 +115,15 @@ export class Hub implements HubPort {
     return this.links.get(vehicleId);
   }
 
-  // --- live watchers (docs/web-api.md) ---
+  // --- car-data observers and live watchers (docs/web-api.md) ---
+
+  /**
+   * Hears every record a vehicle sends on this node's links, once the store has committed it
+   * (src/hub/observers/car-data-observers.ts), until the returned function is called.
+   */
+  onCarData(observer: CarDataObserver): () => void {
+    return this.carData.add(observer);
+  }
 
   /** Hears the vehicle's records, notifications and link changes until the returned function is called. */
   watch(vehicleId: string, listener: LiveListener): () => void {

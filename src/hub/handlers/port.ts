@@ -13,6 +13,7 @@ import type { Peer } from '../links/peer.js';
 import type { VehicleLink } from '../links/vehicle-link.js';
 import type { Notifier } from '../notifications/notifier.js';
 import type { LiveEvent, StoredRef } from '../types.js';
+import type { CarDataObservers } from '../observers/car-data-observers.js';
 
 export interface HubOptions {
   /** Sent to apps as `f<version>` after every `F`. */
@@ -50,6 +51,8 @@ export interface HubPort {
   };
   /** The command service (src/hub/commands/command-service.ts): every command to a vehicle goes through it. */
   readonly commands: { run(req: JobRequest): Promise<CommandResult> };
+  /** Who hears each record after its commit (drives, integrations, alerts). */
+  readonly carData: Pick<CarDataObservers, 'active' | 'notify'>;
   /** Current time in epoch seconds. */
   seconds(): number;
   /** Whether a live watcher (the dashboard) follows the vehicle. */
