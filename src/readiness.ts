@@ -7,7 +7,7 @@
  * which check failed in a few fixed words; the database's own error goes to the log.
  */
 import type { Logger } from 'pino';
-import type { Cluster } from './hub/cluster.js';
+import type { Cluster } from './hub/cluster/cluster.js';
 import { isOutage } from './store/outage.js';
 import type { Store } from './store/store.js';
 

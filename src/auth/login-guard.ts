@@ -12,7 +12,7 @@ import { ChecksBusy } from './check-queue.js';
 
 /**
  * What the other nodes of a cluster must count too: a wrong secret, and a pair that became trusted
- * (src/hub/cluster.ts `broadcast`).
+ * (src/hub/cluster/cluster.ts `broadcast`).
  */
 export type SharedLoginEvent = { kind: 'failed'; address: string; account: string; trusted: boolean } | { kind: 'trusted'; address: string; account: string };
 

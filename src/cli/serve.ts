@@ -10,7 +10,7 @@ import { addPushDeliveryOptions, addPushProviderOptions, pushConfig, type PushDe
 import { createLogger, LOG_FORMATS, type LogFormat } from '../log.js';
 import { DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from '../connection-cap.js';
 import { DEFAULT_MAX_HELD_WRITES } from '../store/write-behind.js';
-import { DEFAULT_WEB_SESSION_TIMEOUT } from '../hub/api-sessions.js';
+import { DEFAULT_WEB_SESSION_TIMEOUT } from '../hub/sessions/api-sessions.js';
 import { STRONG_TOKEN } from '../core/crypto/same-secret.js';
 import { reportFdLimit } from '../fd-limit.js';
 import { DEFAULT_LOGIN_TIMEOUT_MS, DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL, startServer, type MqttConfig, type ServerConfig } from '../server.js';

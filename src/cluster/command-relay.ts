@@ -1,11 +1,11 @@
 /**
  * Commands between nodes: a job of a caller on one node, run by the command service of the node
- * that holds the vehicle's link (src/hub/command-service.ts), its answer records streamed back as
+ * that holds the vehicle's link (src/hub/commands/command-service.ts), its answer records streamed back as
  * they come, then its end (`done`) or its failure (`fail`, audited there).
  */
 import { ERRORS, isVtsError, VtsError, type ErrorCode } from '../errors.js';
-import type { ClusterEvents } from '../hub/cluster.js';
-import { auditedElsewhere, type JobRequest } from '../hub/command-service.js';
+import type { ClusterEvents } from '../hub/cluster/cluster.js';
+import { auditedElsewhere, type JobRequest } from '../hub/commands/command-service.js';
 import type { WireJob, WireMessage } from './wire.js';
 
 /** The job as it travels (the record sink stays with the caller). */

@@ -4,9 +4,9 @@
  * Redis.
  */
 import type { Logger } from 'pino';
-import { SoloCluster, type Cluster } from '../hub/cluster.js';
-import { LocalJobRecords, type JobRecords } from '../hub/command-jobs.js';
-import { LocalSessionStore, type SessionStore } from '../hub/session-store.js';
+import { SoloCluster, type Cluster } from '../hub/cluster/cluster.js';
+import { LocalJobRecords, type JobRecords } from '../hub/commands/command-jobs.js';
+import { LocalSessionStore, type SessionStore } from '../hub/sessions/session-store.js';
 import { RedisCluster } from './redis-cluster.js';
 import { RedisJobRecords } from './redis-jobs.js';
 import { RedisSessionStore } from './redis-sessions.js';

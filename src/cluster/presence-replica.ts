@@ -3,7 +3,7 @@
  * its own part (absolute values, in order on one connection), so applying every part in the order
  * it was published leaves the copy equal to the latest state, whatever was loaded before.
  */
-import { NO_REMOTE, type NodePresence, type RemotePresence } from '../hub/cluster.js';
+import { NO_REMOTE, type NodePresence, type RemotePresence } from '../hub/cluster/cluster.js';
 
 const isEmpty = (p: NodePresence): boolean => !p.car && !p.v3 && p.apps === 0 && p.batches === 0;
 

@@ -11,7 +11,7 @@
  */
 import type { ChainableCommander, Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { NO_PRESENCE, type NodePresence } from '../hub/cluster.js';
+import { NO_PRESENCE, type NodePresence } from '../hub/cluster/cluster.js';
 import { PresenceReplica } from './presence-replica.js';
 import { parseJson } from './redis-groups.js';
 import { encode } from './wire.js';

@@ -21,10 +21,10 @@
  * - The node id's lease names its process (src/cluster/node-lease.ts): a dead predecessor's is taken
  *   over at once.
  */
-import type { CommandResult, JobRequest } from '../hub/command-service.js';
+import type { CommandResult, JobRequest } from '../hub/commands/command-service.js';
 import { VtsError } from '../errors.js';
 import { jobToWire, relayFailure, relayGuardMs, runRelayed } from './command-relay.js';
-import type { Cluster, NodePresence, RemotePresence, VehicleOutput } from '../hub/cluster.js';
+import type { Cluster, NodePresence, RemotePresence, VehicleOutput } from '../hub/cluster/cluster.js';
 import { CLAIM, RELEASE } from './scripts.js';
 import { errText, RedisNode, type RedisNodeOptions } from './redis-node.js';
 import type { WireMessage } from './wire.js';

@@ -1,5 +1,5 @@
 /** Command jobs in the cluster's Redis (`job:<id>`, expiring), so that any node answers for any job. */
-import type { Job, JobRecords } from '../hub/command-jobs.js';
+import type { Job, JobRecords } from '../hub/commands/command-jobs.js';
 import type { RedisCluster } from './redis-cluster.js';
 
 function parseJob(text: string | null): Job | undefined {

@@ -7,8 +7,8 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { isVtsError, VtsError } from '../errors.js';
-import type { ClusterEvents } from '../hub/cluster.js';
-import { notDelivered } from '../hub/command-service.js';
+import type { ClusterEvents } from '../hub/cluster/cluster.js';
+import { notDelivered } from '../hub/commands/command-service.js';
 import { CarClaims } from './car-claims.js';
 import { PendingRequests } from './pending-requests.js';
 import { PresenceSync } from './presence-sync.js';

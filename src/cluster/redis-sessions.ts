@@ -1,5 +1,5 @@
 /**
- * API sessions in the cluster's Redis (src/hub/session-store.ts), so that a cookie made on one node
+ * API sessions in the cluster's Redis (src/hub/sessions/session-store.ts), so that a cookie made on one node
  * works on every node. A session's key is the SHA-256 (hex) of its cookie, as for API tokens: Redis
  * holds no cookie (not in key names, set members, records or the `session-end` broadcasts), so
  * reading Redis opens no session. `sess:<key>` holds the session (without its cookie), the sorted
@@ -16,7 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { timeoutOf, type SessionRecord, type SessionStore, type SessionTimeouts, type StoredSession } from '../hub/session-store.js';
+import { timeoutOf, type SessionRecord, type SessionStore, type SessionTimeouts, type StoredSession } from '../hub/sessions/session-store.js';
 import type { RedisCluster } from './redis-cluster.js';
 import { CLAIM, RELEASE, USE_SESSION as USE } from './scripts.js';
 

@@ -6,8 +6,8 @@
  *
  * Channels: `<prefix>all` reaches every node; `<prefix>n:<node id>` one node.
  */
-import type { LiveEvent, StoredRef } from '../hub/handlers/port.js';
-import type { NodePresence } from '../hub/cluster.js';
+import type { LiveEvent, StoredRef } from '../hub/types.js';
+import type { NodePresence } from '../hub/cluster/cluster.js';
 
 /** A command job as it travels (without the record sink, which stays with the caller). */
 export interface WireJob {

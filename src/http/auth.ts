@@ -7,7 +7,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateUser } from '../auth/authenticate.js';
 import { userAccount } from '../auth/login-guard.js';
-import type { ApiSession } from '../hub/api-sessions.js';
+import type { ApiSession } from '../hub/sessions/api-sessions.js';
 import type { HttpContext } from './context.js';
 import { clientAddress, loggedPath, type Params } from './params.js';
 import { sendText } from './reply.js';

@@ -4,8 +4,8 @@
  * re-enters the table for commands and responses.
  */
 import type { MpMessage } from '../core/mp/message.js';
-import type { Peer } from './peer.js';
-import type { VehicleLink } from './vehicle-link.js';
+import type { Peer } from './links/peer.js';
+import type { VehicleLink } from './links/vehicle-link.js';
 import { handlePing } from './handlers/ping.js';
 import { handleNotification, handlePushSubscription } from './handlers/push.js';
 import { handleParanoid } from './handlers/paranoid.js';

@@ -19,38 +19,41 @@ import type { Logger } from 'pino';
 import type { HistoricalInput } from '../core/mp/historical.js';
 import type { MpMessage } from '../core/mp/message.js';
 import type { Store, Vehicle } from '../store/store.js';
-import { type Cluster, type ClusterEvents, type VehicleOutput, SoloCluster } from './cluster.js';
-import { CommandQueue } from './command-queue.js';
-import { CommandService, DEFAULT_COMMAND_OPTIONS } from './command-service.js';
-import { Notifications } from './notifications.js';
+import { type Cluster, type ClusterEvents, type VehicleOutput, SoloCluster } from './cluster/cluster.js';
+import { CommandQueue } from './commands/command-queue.js';
+import type { CommandWaiter } from './commands/command-waiter.js';
+import { CommandService, DEFAULT_COMMAND_OPTIONS } from './commands/command-service.js';
+import { Notifications } from './notifications/notifications.js';
 import { dispatch } from './dispatch.js';
 import { groupMessageData } from '../core/mp/group.js';
-import { storeAndForward, type MessageSource } from './handlers/car-data.js';
+import { storeAndForward, V3_SOURCE } from './handlers/car-data.js';
 import { historicalRecord } from './handlers/historical.js';
 import { forwardNotification } from './handlers/push.js';
-import { GroupRegistry } from './groups.js';
-import { LiveWatchers, type LiveListener } from './live-watchers.js';
-import { MpCommandTransport } from './mp-command-transport.js';
-import type { Peer } from './peer.js';
-import { ClusterInbox } from './cluster-inbox.js';
-import { ClusterRoutes } from './cluster-routes.js';
-import { sendHeld, sendReplay, type HeldMessage } from './replay.js';
-import { TrafficAccounting } from './traffic.js';
-import type { V3Link } from './v3-link.js';
-import { V3CommandTransport } from './v3-command-transport.js';
-import type { VehicleLink } from './vehicle-link.js';
-import { VehicleLinks, type LinkKind } from './vehicle-links.js';
-import type { HubOptions, HubPort, LiveEvent, StoredRef } from './handlers/port.js';
+import { GroupRegistry } from './links/groups.js';
+import { LiveWatchers, type LiveListener } from './observers/live-watchers.js';
+import { CarDataObservers, type CarDataObserver } from './observers/car-data-observers.js';
+import { MpCommandTransport } from './commands/mp-command-transport.js';
+import type { Peer } from './links/peer.js';
+import { ClusterInbox } from './cluster/cluster-inbox.js';
+import { ClusterRoutes } from './cluster/cluster-routes.js';
+import { sendHeld, sendReplay, type HeldMessage } from './links/replay.js';
+import { TrafficAccounting } from './links/traffic.js';
+import type { V3Link } from './links/v3-link.js';
+import { V3CommandTransport } from './commands/v3-command-transport.js';
+import type { VehicleLink } from './links/vehicle-link.js';
+import { VehicleLinks, type LinkKind } from './links/vehicle-links.js';
+import type { HubOptions, HubPort } from './handlers/port.js';
+import type { LiveEvent, StoredRef } from './types.js';
 import { NO_TELEMETRY, type Telemetry } from './telemetry.js';
 
-export type { HubOptions, LiveEvent, StoredRef } from './handlers/port.js';
-export type { LiveListener } from './live-watchers.js';
-export { NEVER_UPDATED_AGE } from './replay.js';
+export type { HubOptions } from './handlers/port.js';
+export type { LiveEvent, StoredRef } from './types.js';
+export type { LiveListener } from './observers/live-watchers.js';
+export type { CarDataEvent, CarDataObserver } from './observers/car-data-observers.js';
+export { NEVER_UPDATED_AGE } from './links/replay.js';
 
-export type { Notification } from './notifications.js';
+export type { Notification } from './notifications/notifications.js';
 
-/** What the v2 handlers know of the v3 link's messages: no connection id, no paranoid token. */
-const V3_SOURCE: MessageSource = { id: 0, ptoken: '' };
 const LINK_CHANGED: LiveEvent = { kind: 'link' };
 
 export class Hub implements HubPort {
@@ -60,6 +63,8 @@ export class Hub implements HubPort {
   readonly notifications: Notifications;
   readonly events: Notifications['events'];
   readonly live: LiveWatchers;
+  /** Who hears each record of a vehicle once it is committed (`onCarData`). */
+  readonly carData: CarDataObservers;
   /** This node's vehicle links, and the cluster's view of each vehicle. */
   readonly links: VehicleLinks;
   /** What the other nodes of a cluster tell this one. */
@@ -82,6 +87,7 @@ export class Hub implements HubPort {
     this.now = options.now ?? Date.now;
     this.telemetry = options.telemetry ?? NO_TELEMETRY;
     this.live = new LiveWatchers(log);
+    this.carData = new CarDataObservers(log);
     this.links = new VehicleLinks(cluster);
     this.inbox = new ClusterInbox(this);
     this.notifications = new Notifications(this);
@@ -109,7 +115,15 @@ export class Hub implements HubPort {
     return this.links.get(vehicleId);
   }
 
-  // --- live watchers (docs/web-api.md) ---
+  // --- car-data observers and live watchers (docs/web-api.md) ---
+
+  /**
+   * Hears every record a vehicle sends on this node's links, once the store has committed it
+   * (src/hub/observers/car-data-observers.ts), until the returned function is called.
+   */
+  onCarData(observer: CarDataObserver): () => void {
+    return this.carData.add(observer);
+  }
 
   /** Hears the vehicle's records, notifications and link changes until the returned function is called. */
   watch(vehicleId: string, listener: LiveListener): () => void {
@@ -338,8 +352,8 @@ export class Hub implements HubPort {
   }
 
   /** The car left: its waiting commands end, after the commit that forwards its last answers. */
-  private commandsLeft(waiting: Peer[]): void {
-    if (waiting.length > 0) this.store.afterCommit(() => waiting.forEach((p) => p.carLeft?.()));
+  private commandsLeft(waiting: CommandWaiter[]): void {
+    if (waiting.length > 0) this.store.afterCommit(() => waiting.forEach((w) => w.carLeft()));
   }
 
   /** Unregisters a peer (§13.3). Idempotent: adapters call it whenever a connection ends. */
@@ -434,7 +448,7 @@ export class Hub implements HubPort {
 
   // --- notifications (mp-protocol.md §12) ---
 
-  /** Records a push notification, and hands it to the notifiers and live watchers (src/hub/notifications.ts). */
+  /** Records a push notification, and hands it to the notifiers and live watchers (src/hub/notifications/notifications.ts). */
   notify(ownerId: number, vehicleId: string, alertType: string, text: string): void {
     this.notifications.notify(ownerId, vehicleId, alertType, text);
   }

@@ -7,7 +7,7 @@ import { parseWelcome, type ClientType, type LoginWelcome } from '../core/mp/wel
 import { formatScheme0, parseScheme0, parseScheme1 } from '../core/mp/message.js';
 import type { MpCipher } from '../core/crypto/mp-cipher.js';
 import { inactivityAction, type ActivityState } from '../core/mp/inactivity.js';
-import type { Peer } from '../hub/peer.js';
+import type { Peer } from '../hub/links/peer.js';
 import type { Vehicle } from '../store/store.js';
 import type { MpContext } from './context.js';
 import { checkLogin, type LoginResult } from './login.js';

@@ -26,7 +26,7 @@ import { dataRecord, EVENT_HISTORY_TYPE, eventName, eventNotificationData, notif
 import type { V3Message } from '../core/mqtt/topics.js';
 import { VtsError } from '../errors.js';
 import type { Hub } from '../hub/hub.js';
-import type { V3Link } from '../hub/v3-link.js';
+import type { V3Link } from '../hub/links/v3-link.js';
 import type { Logger } from 'pino';
 import type { BrokerPort, InboundMessage } from './port.js';
 

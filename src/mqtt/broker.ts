@@ -29,7 +29,7 @@ import { clusterAdapters, type BrokerCluster } from './cluster-adapters.js';
 import type { Store } from '../store/store.js';
 
 /**
- * Which user holds which client id (src/hub/cluster.ts `claim`/`release`: in this process, or
+ * Which user holds which client id (src/hub/cluster/cluster.ts `claim`/`release`: in this process, or
  * shared by the nodes of a cluster).
  */
 export interface ClientIdOwners {

@@ -7,7 +7,7 @@
 import { logFormatOf } from '../log.js';
 import type { Logger } from 'pino';
 import type { Channel } from '../core/push/channels.js';
-import type { Notifier, PushNotification } from '../hub/notifier.js';
+import type { Notifier, PushNotification } from '../hub/notifications/notifier.js';
 import type { Store } from '../store/store.js';
 import type { NotificationRules } from '../store/push-store.js';
 import { DeliveryThread } from './delivery-thread.js';

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { PresenceReplica } from '../../src/cluster/presence-replica.js';
-import type { NodePresence } from '../../src/hub/cluster.js';
+import type { NodePresence } from '../../src/hub/cluster/cluster.js';
 import { fuzzParams } from '../support/fuzz.js';
 
 const p = (car: boolean, v3: boolean, apps: number, batches: number): NodePresence => ({ car, v3, apps, batches });

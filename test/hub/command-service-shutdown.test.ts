@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CommandOutcome } from '../../src/core/commands/result.js';
 import { isVtsError } from '../../src/errors.js';
-import { CommandService, type CommandJob, type CommandTransport } from '../../src/hub/command-service.js';
+import { CommandService, type CommandJob, type CommandTransport } from '../../src/hub/commands/command-service.js';
 import { createLogger } from '../../src/log.js';
 import type { CommandAuditEntry, Store } from '../../src/store/store.js';
 

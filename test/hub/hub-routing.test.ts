@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import type { ClientType } from '../../src/core/mp/welcome.js';
 import { Hub } from '../../src/hub/hub.js';
-import type { Peer } from '../../src/hub/peer.js';
+import type { Peer } from '../../src/hub/links/peer.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store, Vehicle } from '../../src/store/store.js';
 

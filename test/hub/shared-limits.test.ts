@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { LoginGuard } from '../../src/auth/login-guard.js';
 import { loginLimits } from '../../src/core/login-throttle.js';
 import { RateLimiter } from '../../src/core/rate-limit.js';
-import { SoloCluster, type Cluster } from '../../src/hub/cluster.js';
-import { shareLimits } from '../../src/hub/shared-limits.js';
+import { SoloCluster, type Cluster } from '../../src/hub/cluster/cluster.js';
+import { shareLimits } from '../../src/hub/cluster/shared-limits.js';
 
 /** Two nodes' clusters: what one broadcasts, the other hears (and a body that is not understood is dropped). */
 function pair(): [Cluster, Cluster] {

@@ -12,7 +12,7 @@ import { formatUtc } from '../../core/time.js';
 import { forbidden, sendJson } from '../reply.js';
 import { ownVehicle, type ApiCall, type ApiRoute } from '../api-call.js';
 import { commandFailure, type HttpFailure } from '../command-errors.js';
-import type { Job } from '../../hub/command-jobs.js';
+import type { Job } from '../../hub/commands/command-jobs.js';
 
 const RIGHTS = ['command', 'admin'] as const;
 const KINDS: readonly CommandKind[] = ['shell', 'js', 'mp'];

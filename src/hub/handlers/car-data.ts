@@ -1,18 +1,22 @@
 /** Store-and-forward of the car's data messages (mp-protocol.md §9.1). */
 import { repairStatus } from '../../core/mp/car-message.js';
-import type { HubPort, LiveEvent, StoredRef } from './port.js';
-import type { VehicleLink } from '../vehicle-link.js';
+import type { HubPort } from './port.js';
+import type { LiveEvent, StoredRef } from '../types.js';
+import type { VehicleLink } from '../links/vehicle-link.js';
 
-/** Who sent a car message: a car connection, or the v3 bridge (id 0). */
+/** Who sent a car message: a car connection, or the v3 bridge (V3_SOURCE). */
 export interface MessageSource {
   readonly id: number;
   readonly ptoken: string;
 }
 
+/** What the v2 handlers know of the v3 link's messages: no connection id, no paranoid token. */
+export const V3_SOURCE: MessageSource = { id: 0, ptoken: '' };
+
 /**
  * Stores the latest message of its code, logs it to history when configured, and once that is
  * committed forwards the original message to all clients, then `f<version>` after an `F`, then
- * `T0`, and tells the live watchers. While the database is away the commit is held, and so is the
+ * `T0`, tells the live watchers, and then the car-data observers (src/hub/observers/). While the database is away the commit is held, and so is the
  * forwarding; a message whose write is lost for good is not forwarded at all.
  * For a paranoid message, `code`/`data` are the inner code and payload and `original` is the
  * `E` message's data to forward.
@@ -34,7 +38,8 @@ export function storeAndForward(
   const live = !paranoid && hub.watched(link.vehicleId);
   const clients = hub.clientsOf(link);
   const elsewhere = hub.interestedElsewhere(link.vehicleId);
-  if (!live && clients === null && !elsewhere) return;
+  const observed = !paranoid && hub.carData.active;
+  if (!live && clients === null && !elsewhere && !observed) return;
   hub.store.afterCommit(() => {
     const event: LiveEvent | undefined = paranoid ? undefined : { kind: 'record', code, data: payload, time };
     if (live && event) hub.emitLiveNow(link.vehicleId, event);
@@ -45,5 +50,9 @@ export function storeAndForward(
     if (clients !== null) for (const p of clients) for (const [c, d] of messages) hub.deliverNow(p, c, d, of);
     // the nodes with clients of the vehicle: their clients and live watchers
     if (elsewhere) hub.fanOut(link.vehicleId, { messages, of, live: event });
+    if (observed) {
+      const source = peer === V3_SOURCE ? 'mqtt' : 'v2';
+      hub.carData.notify({ vehicleId: link.vehicleId, ownerId: link.ownerId, code, data: payload, time, source });
+    }
   }, link.vehicleId);
 }

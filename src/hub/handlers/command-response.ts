@@ -1,8 +1,8 @@
-/** `c` responses from the car, routed to the client that asked (mp-protocol.md §11.2). */
+/** `c` responses from the car, routed to the command that asked (mp-protocol.md §11.2). */
 import { completesCommand } from '../../core/mp/command.js';
 import type { Handler } from './port.js';
 import type { HubPort } from './port.js';
-import type { VehicleLink } from '../vehicle-link.js';
+import type { VehicleLink } from '../links/vehicle-link.js';
 
 export const handleCommandResponse: Handler = (hub, _peer, link, data) => routeResponse(hub, link, 'c', data, false);
 
@@ -17,6 +17,6 @@ export function routeResponse(hub: HubPort, link: VehicleLink, code: string, dat
     hub.toClients(link, code, data);
     return;
   }
-  if (target === null) return; // the client that asked has left
-  hub.deliver(target, code, data);
+  if (target === null) return; // the command that asked has stopped waiting
+  hub.store.afterCommit(() => target.answer(code, data));
 }

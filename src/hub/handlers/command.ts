@@ -7,8 +7,8 @@
 import { commandFunction, commandParams, failureResponse, SERVER_FUNCTIONS } from '../../core/mp/command.js';
 import { isVtsError } from '../../errors.js';
 import type { Handler, HubPort } from './port.js';
-import type { Peer } from '../peer.js';
-import type { VehicleLink } from '../vehicle-link.js';
+import type { Peer } from '../links/peer.js';
+import type { VehicleLink } from '../links/vehicle-link.js';
 import { answerServerCommand } from './server-commands.js';
 
 export const NOT_CONNECTED_TEXT = 'Vehicle not connected';

@@ -6,12 +6,14 @@
 import type { Telemetry } from '../telemetry.js';
 import type { Logger } from 'pino';
 import type { Store } from '../../store/store.js';
-import type { CommandResult, CommandServiceOptions, JobRequest } from '../command-service.js';
-import type { VehicleOutput } from '../cluster.js';
-import type { GroupRegistry } from '../groups.js';
-import type { Peer } from '../peer.js';
-import type { VehicleLink } from '../vehicle-link.js';
-import type { Notifier } from '../notifier.js';
+import type { CommandResult, CommandServiceOptions, JobRequest } from '../commands/command-service.js';
+import type { VehicleOutput } from '../cluster/cluster.js';
+import type { GroupRegistry } from '../links/groups.js';
+import type { Peer } from '../links/peer.js';
+import type { VehicleLink } from '../links/vehicle-link.js';
+import type { Notifier } from '../notifications/notifier.js';
+import type { LiveEvent, StoredRef } from '../types.js';
+import type { CarDataObservers } from '../observers/car-data-observers.js';
 
 export interface HubOptions {
   /** Sent to apps as `f<version>` after every `F`. */
@@ -34,19 +36,6 @@ export interface HubOptions {
   telemetry?: Telemetry;
 }
 
-/** What live watchers of a vehicle hear (docs/web-api.md "Live updates"). */
-export type LiveEvent =
-  | { kind: 'record'; code: string; data: string; time: number }
-  | { kind: 'notification'; type: string; text: string; time: number }
-  | { kind: 'link' };
-
-/** A stored car message, as forwarded messages name the one they pass on. */
-export interface StoredRef {
-  readonly code: string;
-  readonly data: string;
-  readonly time: number;
-}
-
 export interface HubPort {
   readonly store: Store;
   readonly log: Logger;
@@ -60,8 +49,10 @@ export interface HubPort {
     groupChanged(group: string, vehicleId: string, data: string | null): void;
     groupMembers(group: string): Promise<[string, string][]>;
   };
-  /** The command service (src/hub/command-service.ts): every command to a vehicle goes through it. */
+  /** The command service (src/hub/commands/command-service.ts): every command to a vehicle goes through it. */
   readonly commands: { run(req: JobRequest): Promise<CommandResult> };
+  /** Who hears each record after its commit (drives, integrations, alerts). */
+  readonly carData: Pick<CarDataObservers, 'active' | 'notify'>;
   /** Current time in epoch seconds. */
   seconds(): number;
   /** Whether a live watcher (the dashboard) follows the vehicle. */

@@ -3,7 +3,7 @@ import { sameSecret } from '../../core/crypto/same-secret.js';
 import { parsePushSubscription } from '../../core/mp/push-subscription.js';
 import type { Handler } from './port.js';
 import type { HubPort } from './port.js';
-import type { VehicleLink } from '../vehicle-link.js';
+import type { VehicleLink } from '../links/vehicle-link.js';
 
 /** Forward `P` to all clients; with ≥ 2 chars it is also a push notification (type + text). */
 export const handleNotification: Handler = (hub, _peer, link, data) => forwardNotification(hub, link, data);

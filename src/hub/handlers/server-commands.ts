@@ -8,8 +8,8 @@ import {
 } from '../../core/mp/server-commands.js';
 import { parseSince, startOfUtcDay, utcDay } from '../../core/time.js';
 import type { HubPort } from './port.js';
-import type { Peer } from '../peer.js';
-import type { VehicleLink } from '../vehicle-link.js';
+import type { Peer } from '../links/peer.js';
+import type { VehicleLink } from '../links/vehicle-link.js';
 
 export function answerServerCommand(hub: HubPort, peer: Peer, link: VehicleLink, fn: number, data: string): void {
   answer(hub, link, fn, commandParams(data)).then(

@@ -1,5 +1,5 @@
 /**
- * Where API sessions live (src/hub/api-sessions.ts has the rules): in this process for a single
+ * Where API sessions live (src/hub/sessions/api-sessions.ts has the rules): in this process for a single
  * node (`LocalSessionStore`), in Redis for a cluster (src/cluster/redis-sessions.ts), so that a
  * cookie made on one node works on every node and a logout ends it everywhere.
  */

@@ -1,5 +1,5 @@
 /** What the hub knows of a logged-in MP connection: the adapter implements it, the hub drives it. */
-import type { ClientType } from '../core/mp/welcome.js';
+import type { ClientType } from '../../core/mp/welcome.js';
 
 export interface Peer {
   /** Connection id, unique in the process (for logs). */
@@ -17,9 +17,4 @@ export interface Peer {
   send(code: string, data: string): void;
   /** Ends the connection; the adapter later calls `hub.detach(peer)` (which is idempotent). */
   close(reason: string): void;
-  /**
-   * The car this peer waited on for a command response left before it answered. Only the
-   * command service's own peers end their wait; apps and batch clients just never get the answer.
-   */
-  carLeft?(): void;
 }

@@ -3,7 +3,7 @@
  * vehicle's records, notifications and link changes on the node they are connected to.
  */
 import type { Logger } from 'pino';
-import type { LiveEvent } from './handlers/port.js';
+import type { LiveEvent } from '../types.js';
 
 export type LiveListener = (event: LiveEvent) => void;
 

@@ -8,12 +8,13 @@
 import { randomInt } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import { pushText } from '../core/push/message.js';
-import { isVtsError } from '../errors.js';
-import type { Store } from '../store/store.js';
-import type { Cluster, VehicleOutput } from './cluster.js';
-import type { HubOptions, LiveEvent } from './handlers/port.js';
-import type { LiveWatchers } from './live-watchers.js';
+import { pushText } from '../../core/push/message.js';
+import { isVtsError } from '../../errors.js';
+import type { Store } from '../../store/store.js';
+import type { Cluster, VehicleOutput } from '../cluster/cluster.js';
+import type { HubOptions } from '../handlers/port.js';
+import type { LiveEvent } from '../types.js';
+import type { LiveWatchers } from '../observers/live-watchers.js';
 import { NO_NOTIFIER } from './notifier.js';
 
 /** A push notification (`P` from a car, or raised by the server), for the notifiers. */

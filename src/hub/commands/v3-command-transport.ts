@@ -3,12 +3,12 @@
  * the MP command as a console command (mqtt-v3.md §4.2, §11.7). It cannot carry a message it
  * cannot read (a paranoid command); an MP client gets the `c` record built from the outcome.
  */
-import { responseData } from '../core/commands/shell-map.js';
-import { encodeText } from '../core/mp/command.js';
-import type { CommandOutcome } from '../core/commands/result.js';
-import { VtsError } from '../errors.js';
+import { responseData } from '../../core/commands/shell-map.js';
+import { encodeText } from '../../core/mp/command.js';
+import type { CommandOutcome } from '../../core/commands/result.js';
+import { VtsError } from '../../errors.js';
 import type { CommandJob, CommandTransport } from './command-service.js';
-import type { VehicleLink } from './vehicle-link.js';
+import type { VehicleLink } from '../links/vehicle-link.js';
 
 export class V3CommandTransport implements CommandTransport {
   readonly name = 'mqtt';

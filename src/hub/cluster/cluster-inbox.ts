@@ -5,12 +5,32 @@
  * car, a newer login of this node's car elsewhere, the replay barrier, a command for a vehicle on
  * this node, group data of a car elsewhere.
  */
+import type { Logger } from 'pino';
+import type { Store } from '../../store/store.js';
 import type { ClusterEvents, VehicleOutput } from './cluster.js';
-import type { CommandResult, JobRequest } from './command-service.js';
-import type { Hub } from './hub.js';
+import type { CommandResult, JobRequest } from '../commands/command-service.js';
+import type { Peer } from '../links/peer.js';
+import type { VehicleLink } from '../links/vehicle-link.js';
+import type { LiveEvent, StoredRef } from '../types.js';
+
+/** What the inbox uses of this node's hub (the Hub implements it; the inbox never imports the hub). */
+export interface InboxHub {
+  readonly log: Logger;
+  readonly store: Pick<Store, 'afterCommit'>;
+  readonly links: { get(vehicleId: string): VehicleLink | undefined };
+  readonly live: { emit(vehicleId: string, event: LiveEvent): void };
+  readonly commands: { run(req: JobRequest): Promise<CommandResult> };
+  tellOnline(link: VehicleLink): void;
+  tellCarAppCount(link: VehicleLink): void;
+  emitLive(vehicleId: string, event: LiveEvent): void;
+  clientsOf(link: VehicleLink): Peer[] | null;
+  deliverNow(peer: Peer, code: string, data: string, of: StoredRef | undefined): void;
+  detach(peer: Peer): void;
+  deliverGroup(group: string, vehicleId: string, data: string): void;
+}
 
 export class ClusterInbox implements ClusterEvents {
-  constructor(private readonly hub: Hub) {}
+  constructor(private readonly hub: InboxHub) {}
 
   presenceChanged(vehicleId: string): void {
     const link = this.hub.links.get(vehicleId);

@@ -2,7 +2,7 @@
  * The vehicles this node has peers of (one VehicleLink each), and what the whole cluster holds of
  * them: this node's part plus what the Cluster says of the other nodes.
  */
-import type { Cluster } from './cluster.js';
+import type { Cluster } from '../cluster/cluster.js';
 import type { Peer } from './peer.js';
 import { VehicleLink } from './vehicle-link.js';
 

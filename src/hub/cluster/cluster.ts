@@ -9,8 +9,8 @@
  * vehicle's clients elsewhere must see to the nodes that have such clients, and what the car must
  * see to the node that holds it. Commands run on the node that holds the vehicle's link.
  */
-import type { LiveEvent, StoredRef } from './handlers/port.js';
-import type { CommandResult, JobRequest } from './command-service.js';
+import type { LiveEvent, StoredRef } from '../types.js';
+import type { CommandResult, JobRequest } from '../commands/command-service.js';
 
 /** What one node holds of one vehicle. */
 export interface NodePresence {

@@ -5,8 +5,8 @@
  * `flushMs`. So a guesser or a flood spread over several nodes meets one budget, give or take
  * what is in flight.
  */
-import { parseSharedLoginEvent, type LoginGuard } from '../auth/login-guard.js';
-import type { RateLimiter } from '../core/rate-limit.js';
+import { parseSharedLoginEvent, type LoginGuard } from '../../auth/login-guard.js';
+import type { RateLimiter } from '../../core/rate-limit.js';
 import type { Cluster } from './cluster.js';
 
 const LOGINS = 'logins';

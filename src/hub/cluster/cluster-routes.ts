@@ -3,7 +3,7 @@
  * that holds the car (`mp`) or the v3 link (`mqtt`) runs the job in its own command service.
  */
 import type { Cluster } from './cluster.js';
-import type { CommandJob, CommandResult, JobRequest, RemoteRoutes } from './command-service.js';
+import type { CommandJob, CommandResult, JobRequest, RemoteRoutes } from '../commands/command-service.js';
 
 export class ClusterRoutes implements RemoteRoutes {
   constructor(private readonly cluster: Cluster) {}

@@ -5,7 +5,7 @@
  * JobRecords store: this process for a single node, Redis for a cluster.
  */
 import { randomUUID } from 'node:crypto';
-import { isVtsError } from '../errors.js';
+import { isVtsError } from '../../errors.js';
 import type { CommandResult } from './command-service.js';
 
 const MAX_RUNNING = 10_000;

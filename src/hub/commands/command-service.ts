@@ -15,13 +15,13 @@
  *   answered at once with VTS_ERR_SHUTTING_DOWN, and new ones are refused with it.
  */
 import type { Logger } from 'pino';
-import { redactMp } from '../core/commands/redact.js';
-import { toMpCommand, type CommandKind, type MpCommand } from '../core/commands/request.js';
-import { decodeText, type CommandOutcome } from '../core/commands/result.js';
-import { isVtsError, VtsError } from '../errors.js';
-import type { CommandAuditEntry, Store } from '../store/store.js';
+import { redactMp } from '../../core/commands/redact.js';
+import { toMpCommand, type CommandKind, type MpCommand } from '../../core/commands/request.js';
+import { decodeText, type CommandOutcome } from '../../core/commands/result.js';
+import { isVtsError, VtsError } from '../../errors.js';
+import type { CommandAuditEntry, Store } from '../../store/store.js';
 import { backgroundCommands, RunWaiters } from './run-waiters.js';
-import { commandOutcomeOf, NO_TELEMETRY, type Telemetry } from './telemetry.js';
+import { commandOutcomeOf, NO_TELEMETRY, type Telemetry } from '../telemetry.js';
 
 /** What runs on the vehicle. */
 export interface CommandJob {

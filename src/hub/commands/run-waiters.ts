@@ -5,7 +5,7 @@
  * as the command starts; they come in the order the `run`s started (the v2 link does not say
  * which command an output belongs to).
  */
-import type { MpCommand } from '../core/commands/request.js';
+import type { MpCommand } from '../../core/commands/request.js';
 
 interface Waiter {
   /** Background commands whose output is still awaited. */

@@ -3,8 +3,8 @@
  * count their bytes in plain fields (no per-message map lookups); the accounting collects and
  * resets them when a connection ends and on every flush.
  */
-import { startOfUtcDay } from '../core/time.js';
-import type { UtilisationDelta } from '../store/store.js';
+import { startOfUtcDay } from '../../core/time.js';
+import type { UtilisationDelta } from '../../store/store.js';
 import type { Peer } from './peer.js';
 
 export class TrafficAccounting {

@@ -1,18 +1,16 @@
 /**
  * The command service's way to a vehicle on the v2 link of this node: the command goes to the car
- * through the car connection's response queue (mp-protocol.md §11), as a peer of its own that is
- * never a socket, so a reply reaches exactly the job that asked. On a timeout the job's place in
- * the queue is kept as a placeholder: the late reply is dropped, not given to the next command.
+ * and a waiter for its answer into the car connection's response queue (mp-protocol.md §11), so a
+ * reply reaches exactly the job that asked. On a timeout the job's place in the queue is kept as
+ * a placeholder: the late reply is dropped, not given to the next command.
  */
-import { completesCommand } from '../core/mp/command.js';
-import { mpCommandData } from '../core/commands/request.js';
-import { outcomeOf, type CommandOutcome } from '../core/commands/result.js';
-import { VtsError } from '../errors.js';
+import { completesCommand } from '../../core/mp/command.js';
+import { mpCommandData } from '../../core/commands/request.js';
+import { outcomeOf, type CommandOutcome } from '../../core/commands/result.js';
+import { VtsError } from '../../errors.js';
 import type { CommandJob, CommandTransport } from './command-service.js';
-import type { Peer } from './peer.js';
-import type { VehicleLink } from './vehicle-link.js';
-
-let nextId = 0;
+import type { CommandWaiter } from './command-waiter.js';
+import type { VehicleLink } from '../links/vehicle-link.js';
 
 /** The answer of a paranoid command is opaque: it is one record. */
 const PARANOID_OUTCOME: CommandOutcome = { result: 0, output: '' };
@@ -53,32 +51,23 @@ export class MpCommandTransport implements CommandTransport {
         if (!job.wire && command?.records !== undefined) return records.length >= command.records;
         return completesCommand(data);
       };
-      const peer: Peer = {
-        id: -++nextId,
-        clientType: 'B',
-        vehicleId,
-        ownerId: link.ownerId,
-        remoteAddress: 'command-service',
-        ptoken: '',
-        rxBytes: 0,
-        txBytes: 0,
-        send(code, data) {
+      const waiter: CommandWaiter = {
+        answer(code, data) {
           if (code !== answerCode || done) return;
           records.push(data);
           job.onRecord?.(code, data);
           if (complete(data)) finish();
         },
-        close() {},
         carLeft() {
           finish(new VtsError('VTS_ERR_NOT_CONNECTED', `${vehicleId}: the car disconnected before it answered`));
         },
       };
       const timer = setTimeout(() => {
-        link.commands.forget(peer);
+        link.commands.forget(waiter);
         finish(new VtsError('VTS_ERR_COMMAND_TIMEOUT', `${timeoutMs} ms`));
       }, timeoutMs);
       timer.unref(); // a command abandoned at shutdown must not hold the process
-      link.commands.push(peer);
+      link.commands.push(waiter);
       car.send(wire.code, wire.data);
     });
   }

@@ -4,8 +4,8 @@
  * sends MP commands through it; the bridge feeds the hub the vehicle's records, notifications and
  * history through the Hub's `v3…` methods.
  */
-import type { MpCommand } from '../core/commands/request.js';
-import type { CommandOutcome } from '../core/commands/result.js';
+import type { MpCommand } from '../../core/commands/request.js';
+import type { CommandOutcome } from '../../core/commands/result.js';
 
 export interface V3Link {
   /** For logs: where the vehicle is (`mqtt:<client id>`). */

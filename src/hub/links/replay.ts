@@ -2,9 +2,9 @@
  * What a logging-in app or batch client gets first (mp-protocol.md §8.1): `Z`, the stored car
  * messages (paranoid ones behind one `ET`), `T<age>`; and what was held for it meanwhile.
  */
-import { replayOrder } from '../core/mp/car-message.js';
-import type { CarMessage } from '../store/store.js';
-import type { StoredRef } from './handlers/port.js';
+import { replayOrder } from '../../core/mp/car-message.js';
+import type { CarMessage } from '../../store/store.js';
+import type { StoredRef } from '../types.js';
 import type { Peer } from './peer.js';
 
 /** The answer of `T` at login when the car never sent anything (REF's clamped MySQL TIME). */

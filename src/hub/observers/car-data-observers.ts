@@ -1,0 +1,62 @@
+/**
+ * The car-data observers: whatever wants to hear each record a vehicle sends (drives and charges,
+ * integrations, alerts) registers here (`Hub.onCarData`) instead of adding lines to the
+ * store-and-forward path. An observer hears a record once the store has committed it, after the
+ * record was passed on to the vehicle's clients, on the node that received it (so once in a
+ * cluster). It hears the records it can read: a paranoid record's payload is opaque and is not
+ * passed on. An observer that throws, or whose promise rejects, is logged; it never disturbs the
+ * path, the other observers or the car's connection.
+ */
+import type { Logger } from 'pino';
+
+/** A record from a vehicle that the store has accepted. */
+export interface CarDataEvent {
+  readonly vehicleId: string;
+  readonly ownerId: number;
+  /** The record's message code (`S`, `D`, `L`, …). */
+  readonly code: string;
+  /** The data as stored (a status record repaired), without the code. */
+  readonly data: string;
+  /** When the server received it, in epoch seconds (its stored time). */
+  readonly time: number;
+  /** The link it came over: the car's v2 (MP) connection or the v3 (MQTT) link. */
+  readonly source: 'v2' | 'mqtt';
+}
+
+/** Hears one record; it should return at once (a promise it returns is not waited for). */
+export type CarDataObserver = (event: CarDataEvent) => void | Promise<void>;
+
+export class CarDataObservers {
+  private observers: readonly CarDataObserver[] = [];
+
+  constructor(private readonly log: Logger) {}
+
+  /** Whether anyone listens (to spare building events nobody hears). */
+  get active(): boolean {
+    return this.observers.length > 0;
+  }
+
+  /** Adds an observer; the returned function removes it. */
+  add(observer: CarDataObserver): () => void {
+    this.observers = [...this.observers, observer];
+    return () => {
+      this.observers = this.observers.filter((o) => o !== observer);
+    };
+  }
+
+  /** Tells every observer, in the order they were added: only once the record is committed. */
+  notify(event: CarDataEvent): void {
+    for (const observer of this.observers) {
+      try {
+        const pending = observer(event);
+        if (pending !== undefined) pending.catch((err: unknown) => this.failed(err, event));
+      } catch (err) {
+        this.failed(err, event);
+      }
+    }
+  }
+
+  private failed(err: unknown, event: CarDataEvent): void {
+    this.log.error({ err, vehicle: event.vehicleId, code: event.code }, 'a car-data observer failed');
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The car-data observers (src/hub/observers/car-data-observers.ts), with a real server and a real
+ * MP car: an observer hears each record once it is committed (it looks at the SQLite file through
+ * a second connection at the moment it is called), after the vehicle's clients got it; a
+ * paranoid record is not passed on; an observer that throws or rejects is logged and disturbs
+ * neither the forwarding, nor the other observers, nor the car's connection.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { CarDataEvent } from '../../src/hub/hub.js';
+import { eventually, harness, m, roundTrip } from '../mp/helpers.js';
+import { SQLITE_ONLY } from '../support/postgres.js';
+
+
+test('an observer hears each record after its commit, with who sent it and when', { skip: SQLITE_ONLY }, async (ctx) => {
+  // a long write-behind delay: a record not yet committed would not be in the file
+  const h = await harness(ctx, { writeBehindMs: 3000 });
+  const db = new Database(join(h.t.dataDir, 'vts.sqlite'), { readonly: true, fileMustExist: true });
+  ctx.after(() => db.close());
+  const stored = db.prepare<[string, string], { data: string }>('SELECT data FROM car_messages WHERE vehicle_id = ? AND code = ?');
+
+  const heard: { event: CarDataEvent; committed: string | undefined }[] = [];
+  const stop = h.t.server.hub.onCarData((event) => {
+    heard.push({ event, committed: stored.get(event.vehicleId, event.code)?.data });
+  });
+  const { c: app } = await h.client('A');
+  const { c: car } = await h.car();
+  assert.deepEqual(await app.next(), m('Z', '1'));
+
+  const before = Math.floor(Date.now() / 1000);
+  car.send('S', '80,K,230,16,charging,performance,,');
+  car.send('D', '140,8,4');
+  assert.deepEqual(await roundTrip(app), [m('S', '80,K,230,16,charging,performance,'), m('T', '0'), m('D', '140,8,4'), m('T', '0')]);
+  await eventually(() => (heard.length >= 2 ? true : undefined), 'the observer to hear both records');
+  const after = Math.floor(Date.now() / 1000);
+
+  assert.deepEqual(
+    heard.map(({ event, committed }) => [event.vehicleId, event.ownerId, event.code, event.data, event.source, committed]),
+    [
+      ['TESTCAR', h.ownerId, 'S', '80,K,230,16,charging,performance,', 'v2', '80,K,230,16,charging,performance,'],
+      ['TESTCAR', h.ownerId, 'D', '140,8,4', 'v2', '140,8,4'],
+    ],
+    'each record is in the file when the observer hears it (the status record as repaired and stored)',
+  );
+  for (const { event } of heard) assert.ok(event.time >= before && event.time <= after, `time ${event.time}`);
+
+  // a paranoid record is opaque: stored and forwarded, not observed
+  car.send('E', 'T' + 'a1b2c3');
+  car.send('E', 'MS' + 'opaque-payload');
+  car.send('L', '51.5,-0.1');
+  await roundTrip(app);
+  await eventually(() => (heard.length >= 3 ? true : undefined), 'the observer to hear L');
+  assert.deepEqual(
+    heard.slice(2).map(({ event }) => event.code),
+    ['L'],
+  );
+  assert.equal(stored.get('TESTCAR', 'S')?.data, 'opaque-payload', 'the paranoid record was stored all the same');
+
+  stop();
+  car.send('D', '141,8,4');
+  await roundTrip(app);
+  await roundTrip(car);
+  assert.equal(heard.length, 3, 'a removed observer hears nothing more');
+});
+
+test('an observer that throws or rejects is logged and disturbs nothing', async (ctx) => {
+  const h = await harness(ctx);
+  const hub = h.t.server.hub;
+  const heard: string[] = [];
+  hub.onCarData(() => {
+    throw new Error('observer bug');
+  });
+  hub.onCarData(async () => {
+    throw new Error('observer async bug');
+  });
+  hub.onCarData((e) => void heard.push(`${e.code}${e.data}`));
+  const { c: app } = await h.client('A');
+  const { c: car } = await h.car();
+  assert.deepEqual(await app.next(), m('Z', '1'));
+
+  car.send('D', '1,2,3');
+  car.send('L', '51.5,-0.1');
+  assert.deepEqual(await roundTrip(car), [], 'the car keeps its connection and its pongs');
+  assert.deepEqual(await roundTrip(app), [m('D', '1,2,3'), m('T', '0'), m('L', '51.5,-0.1'), m('T', '0')]);
+  await eventually(() => (heard.length >= 2 ? true : undefined), 'the good observer to hear both records');
+  assert.deepEqual(heard, ['D1,2,3', 'L51.5,-0.1'], 'the observer after the failing ones hears every record');
+
+  const failures = await eventually(() => {
+    const lines = h.t.logs.filter((l) => l.includes('a car-data observer failed'));
+    return lines.length >= 4 ? lines : undefined;
+  }, 'the four failures to be logged');
+  assert.ok(failures.some((l) => l.includes('observer bug')) && failures.some((l) => l.includes('observer async bug')));
+  assert.ok(failures.every((l) => JSON.parse(l).vehicle === 'TESTCAR'));
+
+  const stored = await h.t.server.store.getCarMessages('TESTCAR');
+  assert.deepEqual(stored.map((s) => `${s.code}${s.data}`).sort(), ['D1,2,3', 'L51.5,-0.1']);
+});
