@@ -2,7 +2,7 @@
 import type { ListenerSpec } from './listen.js';
 import type { MqttConfig } from './mqtt/start.js';
 
-/** The ports of a server's configuration (src/server.ts `ServerConfig`). */
+/** The ports of a server's configuration (`ServerConfig`, src/server-config.ts). */
 export interface ListenerPorts {
   mpPort: number;
   mpTlsPort: number;

@@ -6,30 +6,27 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { loginLimits, type LoginLimits } from './core/login-throttle.js';
-import { DEFAULT_TIMEOUTS, type InactivityTimeouts } from './core/mp/inactivity.js';
-import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitOptions } from './core/rate-limit.js';
+import { loginLimits } from './core/login-throttle.js';
+import { DEFAULT_TIMEOUTS } from './core/mp/inactivity.js';
+import { DEFAULT_RATE_LIMIT, RateLimiter } from './core/rate-limit.js';
 import { ApiSessions, DEFAULT_WEB_SESSION_TIMEOUT } from './hub/sessions/api-sessions.js';
-import { clusterParts, type ClusterConfig, type ClusterParts } from './cluster/parts.js';
+import { clusterParts } from './cluster/parts.js';
 import { shareLimits } from './hub/cluster/shared-limits.js';
 import { trustedProxyCheck } from './trusted-proxies.js';
-import type { CommandService, CommandServiceOptions } from './hub/commands/command-service.js';
+import type { CommandService } from './hub/commands/command-service.js';
 import type { EmbeddedBroker } from './mqtt/broker.js';
 import type { MqttBridge } from './mqtt/bridge.js';
-import { startMqtt, type MqttConfig, type MqttSide } from './mqtt/start.js';
+import { startMqtt, type MqttSide } from './mqtt/start.js';
 import type { HttpContext } from './http/context.js';
 import { CommandJobs } from './hub/commands/command-jobs.js';
-import type { WebOptions } from './http/web.js';
 import { startHttpListeners, type HttpListeners } from './http/listener.js';
-import { startOfUtcDay } from './core/time.js';
-import { isVtsError } from './errors.js';
 import { describeListenError, withListenerGuard } from './listen.js';
 import { listenerSpecs } from './listener-specs.js';
 import { ConnectionCap, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from './connection-cap.js';
 import { LoginGuard } from './auth/login-guard.js';
 import { PasswordChecker } from './auth/password-checker.js';
 import { Hub, type HubOptions } from './hub/hub.js';
-import { DEFAULT_LIMITS, carShareOf, type MpContext, type MpLimits } from './mp/context.js';
+import { DEFAULT_LIMITS, carShareOf, type MpContext } from './mp/context.js';
 import { startMpListener, type MpListener } from './mp/listener.js';
 import { databaseFile, openStore, SQLITE_FILE_NAME } from './store/open.js';
 import { logOutage, logStoreFailure } from './store/outage.js';
@@ -37,91 +34,16 @@ import { refuseNewDatabase } from './cluster/shared-database.js';
 import type { Store } from './store/store.js';
 import { SERVER_VERSION } from './version.js';
 import { PushService } from './push/push-service.js';
-import type { PushConfig } from './push/push-config.js';
 import { ServerMetrics, METRICS_CONTENT_TYPE } from './metrics/prometheus.js';
 import { NO_TELEMETRY } from './hub/telemetry.js';
 import { workerMetrics } from './metrics/worker-metrics.js';
-import { loadTlsPair, TlsCertificate } from './tls-certificate.js';
+import { loadTlsPair, TlsCertificate, type TlsPair } from './tls-certificate.js';
 import { readinessCheck } from './readiness.js';
+import { CloseStack } from './close-stack.js';
+import type { ServerConfig } from './server-config.js';
+import { flushTraffic, startHousekeeping } from './server-housekeeping.js';
 
-export interface ServerConfig {
-  dataDir: string;
-  /** A PostgreSQL URL (`postgres://…`): that database instead of the SQLite file of `dataDir`. */
-  database?: string;
-  /** PostgreSQL: a statement not answered within this fails, its connection is replaced (ms; 0 = none). Default 30 s. */
-  databaseTimeoutMs?: number;
-  /** Address to bind; undefined = all interfaces. */
-  bind?: string;
-  mpPort: number;
-  mpTlsPort: number;
-  httpPort: number;
-  httpsPort: number;
-  tlsCert?: string;
-  tlsKey?: string;
-  /** MP inactivity; `welcomeMs` is the login timeout (default 10 s, not the core's 30 s). */
-  timeouts?: Partial<InactivityTimeouts>;
-  limits?: Partial<MpLimits>;
-  /** Connections one address may hold at once over all listeners (0 = no cap). Default 256. */
-  maxConnectionsPerAddress?: number;
-  /** Time for a whole HTTP request, its headers included (ms). Default 30 s. */
-  httpRequestTimeoutMs?: number;
-  /** The login throttle of every secret check (src/core/login-throttle.ts); each rule replaces the default's. */
-  loginLimits?: Partial<LoginLimits>;
-  /** scrypt password checks that may run at once (default: the CPUs, at most 4). */
-  passwordChecks?: number;
-  /** Seconds car messages are kept as history (0 = off). Default 86400. */
-  messageHistory?: number;
-  /** Seconds notifications are kept as history (0 = off). Default 2592000. */
-  notificationHistory?: number;
-  /** Days of traffic accounting kept and reported by command 30. Default 90. */
-  utilisationDays?: number;
-  /** Inactivity sweep period (ms). Default 10 s. */
-  sweepIntervalMs?: number;
-  /** Housekeeping period (ms): expiry purge, traffic flush. Default 60 s. */
-  housekeepingMs?: number;
-  /** Write-behind delay of the store (ms). Default 100. */
-  writeBehindMs?: number;
-  /**
-   * Car writes held in memory while the database is slow or away (default 100000): past it car
-   * connections are read no further until it commits (`--hold-writes`).
-   */
-  holdWrites?: number;
-  /** Session cookie name set by `GET /api/cookie`; `svcapisession` is always accepted too. */
-  cookieName?: string;
-  /** Idle seconds after which an API session ends (sliding). Default 180. */
-  sessionTimeout?: number;
-  /** Idle seconds after which a web (dashboard) session ends (sliding). Default 7 days. */
-  webSessionTimeout?: number;
-  /** The HTTP rate limiter (http-api-v2.md §1.1); `burst: 0` turns it off. */
-  rateLimit?: Partial<RateLimitOptions>;
-  /** Largest HTTP request body (bytes). Default 64 KiB. */
-  httpBodyLimit?: number;
-  /** The command service: queue length per vehicle, default and maximum timeout. */
-  commands?: Partial<CommandServiceOptions>;
-  /** Path segment of the custom command API `/api/<service>/cmd` (default `ovms`). */
-  commandService?: string;
-  /** The MQTT superuser that `/mqapi` reports (none by default). */
-  mqttSuperuser?: string;
-  /** The v3 (MQTT) side; none: no broker, no bridge. */
-  mqtt?: MqttConfig;
-  /** Which link carries commands when a vehicle is on both (default `v2`). */
-  commandLink?: 'v2' | 'mqtt';
-  /** The web dashboard: its build folder (default dist/web) and map tiles. */
-  web?: Partial<WebOptions>;
-  /** HTTP proxies and load balancers whose `X-Forwarded-For` is believed (`--trust-proxy`). */
-  trustProxy?: string[];
-  /** Membership of a cluster (`--cluster`); none: a single node, no Redis. */
-  cluster?: ClusterConfig;
-  /** Push notifications: the providers' settings, the rate limit, retries (src/push/). */
-  push?: PushConfig;
-  /** Serves `GET /metrics` to scrapes that bring this bearer token (`--metrics-token`); none: no metrics. */
-  metricsToken?: string;
-  /** A worker of `--workers`: `/metrics` answers the metrics of all workers (src/metrics/worker-metrics.ts). */
-  metricsOfWorkers?: boolean;
-  /** How often the TLS certificate files are checked for a change (ms; 0: only on SIGHUP). Default 5 s. */
-  tlsWatchIntervalMs?: number;
-}
-
+export type { ServerConfig } from './server-config.js';
 export type { MqttConfig } from './mqtt/start.js';
 
 export interface Ports {
@@ -168,15 +90,16 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const PURGE_BATCH = 2500;
-
-
 /** An MP connection must have logged in within this (ms): `--timeout-login`. */
 export const DEFAULT_LOGIN_TIMEOUT_MS = 10_000;
 /** The web dashboard's map tiles, unless configured (`--map-tiles`, `--map-attribution`). */
 export const DEFAULT_TILE_URL = 'https://tile.openstreetmap.org/{z}/{x}/{y}.png';
 export const DEFAULT_TILE_ATTRIBUTION = '© OpenStreetMap contributors';
 
+/**
+ * Starts the server: each step that opens something pushes its closer on one stack, which a
+ * failed step closes again (last first) before its error is thrown, and `close()` closes too.
+ */
 export async function startServer(config: ServerConfig, log: Logger): Promise<RunningServer> {
   const tls = loadTlsPair({ cert: config.tlsCert, key: config.tlsKey });
   const certificate = tls && new TlsCertificate({ cert: config.tlsCert, key: config.tlsKey }, tls, log, { watchIntervalMs: config.tlsWatchIntervalMs });
@@ -200,6 +123,29 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     onCommit: metrics ? (entries, seconds) => metrics.storeCommit(entries, seconds) : undefined,
     onCreated: (file) => log.info({ file }, 'created a new database'),
   });
+  // from here on, what a step opens is closed again, last first, by a later step that fails and by close()
+  const stack = new CloseStack();
+  stack.push('the store', () => store.close());
+  try {
+    return await startOnStore(config, log, { store, stack, tls, certificate, metrics, startedAt, databaseTimeoutMs });
+  } catch (err) {
+    return stack.abandon(err, log);
+  }
+}
+
+interface Opened {
+  store: Store;
+  stack: CloseStack;
+  tls: TlsPair | undefined;
+  certificate: TlsCertificate | undefined;
+  metrics: ServerMetrics | null;
+  startedAt: number;
+  databaseTimeoutMs: number;
+}
+
+/** The steps after the store is open; what each opens goes on `stack` at once. */
+async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): Promise<RunningServer> {
+  const { store, stack, tls, certificate, metrics, startedAt, databaseTimeoutMs } = opened;
   const listeners = listenerSpecs(config, tls !== undefined);
   const push = new PushService(store, config.push ?? {}, log, { dataDir: config.dataDir, database: config.database, databaseTimeoutMs, claimer: config.cluster?.nodeId ?? hostname() });
   const hubOptions: HubOptions = {
@@ -212,25 +158,18 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     notifier: push,
     telemetry: metrics ?? NO_TELEMETRY,
   };
-  let parts: ClusterParts;
-  try {
-    parts = clusterParts(config.cluster, log, config.cluster ? await store.databaseId() : undefined);
-  } catch (err) {
-    await store.close();
-    throw err;
-  }
+  const parts = clusterParts(config.cluster, log, config.cluster ? await store.databaseId() : undefined);
   const hub = new Hub(store, log, hubOptions, parts.cluster);
-  try {
-    await parts.cluster.start(hub.inbox);
-  } catch (err) {
-    await store.close();
-    throw err;
-  }
+  // the traffic counted since the last housekeeping is written before the store closes
+  stack.push('the traffic accounting', () => flushTraffic(hub, store));
+  await parts.cluster.start(hub.inbox);
+  // what this node held leaves the cluster at once (not when its lease runs out)
+  stack.push('the cluster', () => parts.cluster.stop());
   const credentials = new PasswordChecker({ concurrency: config.passwordChecks });
   const guard = new LoginGuard(loginLimits(config.loginLimits), hub.now);
   const rateLimiter = new RateLimiter({ ...DEFAULT_RATE_LIMIT, ...config.rateLimit });
   // a cluster counts failed logins and requests across its nodes
-  const stopSharing = shareLimits(parts.cluster, guard, rateLimiter, () => hub.seconds());
+  stack.push('the shared limits', shareLimits(parts.cluster, guard, rateLimiter, () => hub.seconds()));
   metrics?.attach({
     connections: () => hub.links.connectionCounts(),
     outbox: () => store.push.countOpen(),
@@ -305,94 +244,67 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
       connections.guard(server);
       certificate?.adopt(server);
     }, start);
-  let mp: MpListener;
-  let http: HttpListeners;
-  try {
-    mp = await capped(() =>
-      startMpListener(ctx, {
-        host: config.bind,
-        port: config.mpPort,
-        tlsPort: tls ? config.mpTlsPort : null,
-        tls,
-        sweepIntervalMs: config.sweepIntervalMs ?? 10_000,
-      }),
-    );
-  } catch (err) {
-    await parts.cluster.stop();
-    await store.close();
+  // the MP and HTTP listeners and the push delivery close together, after the MQTT side
+  const listenersAndPush = stack.group('the MP and HTTP listeners and push');
+  const mp = await capped(() =>
+    startMpListener(ctx, {
+      host: config.bind,
+      port: config.mpPort,
+      tlsPort: tls ? config.mpTlsPort : null,
+      tls,
+      sweepIntervalMs: config.sweepIntervalMs ?? 10_000,
+    }),
+  ).catch((err: unknown) => {
     throw describeListenError(err, listeners.mp, listeners.all, config.bind);
-  }
-  try {
-    http = await capped(() =>
-      startHttpListeners(httpCtx, {
-        host: config.bind,
-        httpPort: config.httpPort,
-        httpsPort: config.httpsPort,
-        tls,
-        requestTimeoutMs: config.httpRequestTimeoutMs,
-      }),
-    );
-  } catch (err) {
-    await mp.close();
-    await parts.cluster.stop();
-    await store.close();
+  });
+  listenersAndPush.add('the MP listener', () => mp.close());
+  const http = await capped(() =>
+    startHttpListeners(httpCtx, {
+      host: config.bind,
+      httpPort: config.httpPort,
+      httpsPort: config.httpsPort,
+      tls,
+      requestTimeoutMs: config.httpRequestTimeoutMs,
+    }),
+  ).catch((err: unknown) => {
     throw describeListenError(err, listeners.http, listeners.all, config.bind);
-  }
+  });
+  listenersAndPush.add('the HTTP listeners', () => http.close());
 
-  let mqtt: MqttSide;
-  try {
-    const brokerCluster = config.cluster && { id: config.cluster.nodeId, url: config.cluster.url, prefix: config.cluster.prefix };
-    const mqttDeps = { hub, store, log, credentials, guard, loginTimeoutMs: ctx.timeouts.welcomeMs, bind: config.bind, superuser: config.mqttSuperuser || undefined, cluster: brokerCluster };
-    mqtt = await capped(() => startMqtt(config.mqtt, mqttDeps, tls, listeners));
-  } catch (err) {
-    await Promise.all([mp.close(), http.close()]);
-    await parts.cluster.stop();
-    await store.close();
-    throw err;
-  }
+  const brokerCluster = config.cluster && { id: config.cluster.nodeId, url: config.cluster.url, prefix: config.cluster.prefix };
+  const mqttDeps = { hub, store, log, credentials, guard, loginTimeoutMs: ctx.timeouts.welcomeMs, bind: config.bind, superuser: config.mqttSuperuser || undefined, cluster: brokerCluster };
+  const mqtt: MqttSide = await capped(() => startMqtt(config.mqtt, mqttDeps, tls, listeners));
+  stack.push('the MQTT side', () => mqtt.close());
+  // first when closing: whoever waits for a command (HTTP request, async job) gets its 503 now,
+  // not when the vehicle would have answered; the answers are written before the listeners close
+  stack.push('the pending commands', async () => {
+    await commands.shutdown();
+    await new Promise((r) => setImmediate(r));
+  });
 
   await push.start();
-  certificate?.watch();
+  listenersAndPush.add('push', () => push.stop());
+  if (certificate) {
+    certificate.watch();
+    stack.push('the certificate watch', () => certificate.stop());
+  }
   certificate?.announce();
   listenerState = 'ok';
-  const flushTraffic = async (): Promise<void> => {
-    const now = hub.seconds();
-    for (const peer of hub.peers()) hub.traffic.collect(peer, now);
-    const deltas = hub.traffic.drain();
-    if (deltas.length > 0) store.addUtilisation(deltas);
-  };
-  let housekeepingRunning = false;
-  const housekeeping = async (): Promise<void> => {
-    if (housekeepingRunning) return;
-    housekeepingRunning = true;
-    try {
-      await flushTraffic();
-      const now = hub.seconds();
-      // bounded batches, yielding between them so that traffic is never blocked for long
-      for (let k = 0; k < 40; k++) {
-        const n = await store.purgeExpiredHistorical(now, PURGE_BATCH);
-        if (n < PURGE_BATCH) break;
-        await new Promise((r) => setImmediate(r));
-      }
-      await store.purgeUtilisation(startOfUtcDay(now) - (hubOptions.utilisationDays - 1) * 86400);
-      await push.housekeeping(now, hubOptions.notificationHistorySeconds);
-      guard.sweep();
-      httpCtx.rateLimiter.tick(now);
-    } catch (err) {
-      // in a database outage it fails each time: the outage has its line (src/store/outage.ts)
-      logStoreFailure(log, 'error', err, {}, 'housekeeping failed');
-    } finally {
-      housekeepingRunning = false;
-    }
-  };
-  const timer = setInterval(() => void housekeeping(), config.housekeepingMs ?? 60_000);
-  timer.unref();
-  const sessionTimer = setInterval(
-    // while a cluster's Redis is away the cluster has said so: no warning every few seconds
-    () => sessions.sweep().catch((err: unknown) => (isVtsError(err, 'VTS_ERR_CLUSTER') ? log.debug({ err }, 'API session sweep failed') : log.warn({ err }, 'API session sweep failed'))),
-    Math.min(10_000, sessions.shortestTimeoutMs / 2),
+  stack.push(
+    'the housekeeping',
+    startHousekeeping({
+      hub,
+      store,
+      push,
+      guard,
+      rateLimiter: httpCtx.rateLimiter,
+      sessions,
+      log,
+      utilisationDays: hubOptions.utilisationDays,
+      notificationHistorySeconds: hubOptions.notificationHistorySeconds,
+      intervalMs: config.housekeepingMs ?? 60_000,
+    }),
   );
-  sessionTimer.unref();
 
   let closing: Promise<void> | undefined;
   return {
@@ -422,22 +334,9 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     metrics,
     reloadTls: () => certificate?.reload('SIGHUP') ?? false,
     close() {
-      closing ??= (async () => {
+      closing ??= (() => {
         listenerState = 'failed: shutting down';
-        certificate?.stop();
-        clearInterval(timer);
-        clearInterval(sessionTimer);
-        // first: whoever waits for a command (HTTP request, async job) gets its 503 now, not
-        // when the vehicle would have answered
-        await commands.shutdown();
-        await new Promise((r) => setImmediate(r)); // the answers are written before the listeners close
-        await mqtt.close();
-        await Promise.all([mp.close(), http.close(), push.stop()]);
-        // what this node held leaves the cluster at once (not when its lease runs out)
-        stopSharing();
-        await parts.cluster.stop();
-        await flushTraffic();
-        await store.close();
+        return stack.close();
       })();
       return closing;
     },

@@ -7,9 +7,12 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../src/log.js';
+import { startServer } from '../../src/server.js';
 import { TLS_CERT, TLS_KEY } from '../support/server.js';
 import { MAIN, hasStack, plainLines, spawnVts, tempFolder, unprivileged, unprivilegedPortStart, type Exited } from './spawn-helpers.js';
 
@@ -58,6 +61,44 @@ test('a port in use: one line with the port, the listener and its option, for ev
   for (const [args, line] of cases) assertFailed(await serve(['--data-dir', dir, ...args]), line);
 });
 
+/** A port that was free a moment ago. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
+  const port = (probe.address() as { port: number }).port;
+  await new Promise<void>((r) => probe.close(() => r()));
+  return port;
+}
+
+test('the last listener failing closes everything started before it: each port can be taken again, the database is closed', async (t) => {
+  const dataDir = tempFolder(t);
+  const taken = await holdPort(t);
+  const [mp, mpTls, http, https, mqtt, mqtts] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+  const log = createLogger('silent', new Writable({ write: (_c, _e, cb) => cb() }));
+  await assert.rejects(
+    startServer(
+      {
+        dataDir,
+        bind: '127.0.0.1',
+        mpPort: mp,
+        mpTlsPort: mpTls,
+        httpPort: http,
+        httpsPort: https,
+        tlsCert: TLS_CERT,
+        tlsKey: TLS_KEY,
+        // the MQTT broker's WebSocket listener is the last to start
+        mqtt: { port: mqtt, tlsPort: mqtts, wsPort: taken },
+      },
+      log,
+    ),
+    (err: Error & { code?: string }) => err.code === 'VTS_ERR_PORT_IN_USE' && err.message.includes(`port ${taken} (MQTT over WebSocket)`),
+  );
+  for (const port of [mp, mpTls, http, https, mqtt, mqtts]) await holdPort(t, port); // throws EADDRINUSE when one is left open
+  // SQLite removes the write-ahead log when the last connection to the database closes
+  assert.ok(existsSync(join(dataDir, 'vts.sqlite')), 'the database was made');
+  assert.ok(!existsSync(join(dataDir, 'vts.sqlite-wal')), 'the database is closed');
+});
+
 test('a default port in use (6867 here) says which option changes it', async (t) => {
   await holdPort(t, 6867).catch(() => undefined); // taken by some other program already: as good
   const r = await serve(['--data-dir', tempFolder(t), '--http-port', '0', '--mqtt-port', 'off']);
@@ -65,11 +106,8 @@ test('a default port in use (6867 here) says which option changes it', async (t)
 });
 
 test('one port given to two options is said so', async (t) => {
-  // a port that was free a moment ago: the child takes it for MP, then fails on it for HTTP
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
-  const port = (probe.address() as { port: number }).port;
-  await new Promise<void>((r) => probe.close(() => r()));
+  // the child takes it for MP, then fails on it for HTTP
+  const port = await freePort();
   const r = await serve(['--data-dir', tempFolder(t), '--mp-port', String(port), '--http-port', String(port), '--mqtt-port', 'off']);
   assertFailed(r, `vts: port ${port} is given to both --mp-port and --http-port: choose another port for one of them (VTS_ERR_PORT_IN_USE)`);
 });

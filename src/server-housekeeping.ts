@@ -1,0 +1,82 @@
+/**
+ * The server's periodic jobs: each minute the traffic accounting is written and what has
+ * expired is purged (history, old traffic days, delivered notifications, login and rate-limit
+ * counts); every few seconds the API sessions that have been idle too long end.
+ */
+import type { Logger } from 'pino';
+import type { LoginGuard } from './auth/login-guard.js';
+import { startOfUtcDay } from './core/time.js';
+import type { RateLimiter } from './core/rate-limit.js';
+import { isVtsError } from './errors.js';
+import type { ApiSessions } from './hub/sessions/api-sessions.js';
+import type { Hub } from './hub/hub.js';
+import type { PushService } from './push/push-service.js';
+import { logStoreFailure } from './store/outage.js';
+import type { Store } from './store/store.js';
+
+const PURGE_BATCH = 2500;
+
+export interface HousekeepingParts {
+  hub: Hub;
+  store: Store;
+  push: PushService;
+  guard: LoginGuard;
+  rateLimiter: RateLimiter;
+  sessions: ApiSessions;
+  log: Logger;
+  /** Days of traffic accounting kept. */
+  utilisationDays: number;
+  /** Seconds notifications are kept as history. */
+  notificationHistorySeconds: number;
+  /** The period of the purge and traffic flush (ms). */
+  intervalMs: number;
+}
+
+/** Writes the traffic counted since the last time (the shutdown does it once more). */
+export function flushTraffic(hub: Hub, store: Store): void {
+  const now = hub.seconds();
+  for (const peer of hub.peers()) hub.traffic.collect(peer, now);
+  const deltas = hub.traffic.drain();
+  if (deltas.length > 0) store.addUtilisation(deltas);
+}
+
+/** Starts the timers; the function returned stops them. */
+export function startHousekeeping(p: HousekeepingParts): () => void {
+  const { hub, store, log } = p;
+  let running = false;
+  const housekeeping = async (): Promise<void> => {
+    if (running) return;
+    running = true;
+    try {
+      flushTraffic(hub, store);
+      const now = hub.seconds();
+      // bounded batches, yielding between them so that traffic is never blocked for long
+      for (let k = 0; k < 40; k++) {
+        const n = await store.purgeExpiredHistorical(now, PURGE_BATCH);
+        if (n < PURGE_BATCH) break;
+        await new Promise((r) => setImmediate(r));
+      }
+      await store.purgeUtilisation(startOfUtcDay(now) - (p.utilisationDays - 1) * 86400);
+      await p.push.housekeeping(now, p.notificationHistorySeconds);
+      p.guard.sweep();
+      p.rateLimiter.tick(now);
+    } catch (err) {
+      // in a database outage it fails each time: the outage has its line (src/store/outage.ts)
+      logStoreFailure(log, 'error', err, {}, 'housekeeping failed');
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(() => void housekeeping(), p.intervalMs);
+  timer.unref();
+  const sessionTimer = setInterval(
+    // while a cluster's Redis is away the cluster has said so: no warning every few seconds
+    () => p.sessions.sweep().catch((err: unknown) => (isVtsError(err, 'VTS_ERR_CLUSTER') ? log.debug({ err }, 'API session sweep failed') : log.warn({ err }, 'API session sweep failed'))),
+    Math.min(10_000, p.sessions.shortestTimeoutMs / 2),
+  );
+  sessionTimer.unref();
+  return () => {
+    clearInterval(timer);
+    clearInterval(sessionTimer);
+  };
+}
