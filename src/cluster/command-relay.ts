@@ -3,7 +3,7 @@
  * that holds the vehicle's link (src/hub/commands/command-service.ts), its answer records streamed back as
  * they come, then its end (`done`) or its failure (`fail`, audited there).
  */
-import { ERRORS, isVtsError, VtsError, type ErrorCode } from '../errors.js';
+import { isErrorCode, isVtsError, VtsError } from '../errors.js';
 import type { ClusterEvents } from '../hub/cluster/cluster.js';
 import { auditedElsewhere, type JobRequest } from '../hub/commands/command-service.js';
 import type { WireJob, WireMessage } from './wire.js';
@@ -45,6 +45,6 @@ export function runRelayed(events: ClusterEvents, id: string, job: WireJob, repl
 
 /** The error of a `fail` answer, marked as audited by the node that ran the command. */
 export function relayFailure(code: string, detail: string): VtsError {
-  const known = (Object.hasOwn(ERRORS, code) ? code : 'VTS_ERR_NOT_CONNECTED') as ErrorCode;
+  const known = isErrorCode(code) ? code : 'VTS_ERR_NOT_CONNECTED';
   return auditedElsewhere(new VtsError(known, detail || undefined));
 }

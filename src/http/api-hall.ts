@@ -12,7 +12,7 @@ import { sameSecret } from '../core/crypto/same-secret.js';
 import { authenticate, isThrottled, tooManyLogins } from './auth.js';
 import type { HttpContext } from './context.js';
 import { apiSegments, MAX_PARAM, requestParams } from './params.js';
-import { badRequest, insufficientRights, sendJson, unauthorized, unrecognised, type ErrorStyle } from './reply.js';
+import { badRequest, insufficientRights, sendError, unauthorized, unrecognised, type ErrorStyle } from './reply.js';
 import type { ApiGroup, ApiRoute } from './api-call.js';
 import { API_V2 } from './api-v2/routes.js';
 import { COMMAND_API } from './command/routes.js';
@@ -92,10 +92,10 @@ export async function dispatchApi(ctx: HttpContext, req: FastifyRequest, reply: 
     return route.handler({ ctx, req, reply, principal: { ownerId: 0, ownerName: '', permit: '' }, args, params });
   }
   const principal = await authenticate(ctx, req, params);
-  if (!principal) return route.jsonUnauthorized ? sendJson(reply, 401, { error: 'VTS_ERR_AUTH', message: 'not signed in' }) : unauthorized(reply);
+  if (!principal) return route.jsonUnauthorized ? sendError(reply, { code: 'VTS_ERR_AUTH', message: 'not signed in' }) : unauthorized(reply);
   if (isThrottled(principal)) return tooManyLogins(reply, principal);
   if (!csrfOk(req, principal.session)) {
-    return sendJson(reply, 403, { error: 'VTS_ERR_CSRF', message: 'missing or wrong X-CSRF-Token' });
+    return sendError(reply, { code: 'VTS_ERR_CSRF', message: 'missing or wrong X-CSRF-Token' });
   }
   if (route.rights && !hasRight(principal.permit, ...route.rights)) return insufficientRights(reply);
   return route.handler({ ctx, req, reply, principal, args, params });

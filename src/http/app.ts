@@ -60,7 +60,7 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
     } else {
       ctx.log.error({ err, ...logged }, 'HTTP request failed');
     }
-    return sendError(reply, errorStyle(req, path), f.status, f.error, f.message);
+    return sendError(reply, { code: f.error, message: f.message, status: f.status }, errorStyle(req, path));
   };
 
   const app = Fastify({

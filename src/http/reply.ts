@@ -5,6 +5,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import { canonicalJson, type JsonValue } from '../core/records/json.js';
+import { httpStatus, type ErrorCode } from '../errors.js';
 
 /** REF's reason phrases (its `Unrecongised` typo is not copied: see docs/compatibility.md). */
 const REASONS: Record<number, string> = {
@@ -69,13 +70,24 @@ export const badRequest = (r: FastifyReply, why: string) => sendText(r, 400, why
  */
 export type ErrorStyle = 'text' | 'json';
 
+/** An error as an answer tells it; a VtsError is one (its code and whole message). */
+export interface ErrorReply {
+  code: ErrorCode;
+  message: string;
+  /**
+   * The status when it is not the catalogue's (src/errors.ts): VTS_ERR_AUTH to a login that may
+   * not do this is 403; a request failure of fastify keeps fastify's status.
+   */
+  status?: number;
+}
+
 /**
- * The one error reply of requests refused before their handler (bodies that do not parse, bad
- * URLs, anything the error handler of app.ts catches): `message` as the line of a text call, or
- * `{"error": code, "message"}` for a JSON call.
+ * The one writer of an error answer with a code: `{"error": code, "message"}` (JSON, the default),
+ * or the message as the line of a text call; the status is the catalogue's for the code.
  */
-export function sendError(reply: FastifyReply, style: ErrorStyle, code: number, error: string, message: string): FastifyReply {
-  return style === 'json' ? sendJson(reply, code, { error, message }) : sendText(reply, code, message);
+export function sendError(reply: FastifyReply, err: ErrorReply, style: ErrorStyle = 'json'): FastifyReply {
+  const status = err.status ?? httpStatus(err.code);
+  return style === 'json' ? sendJson(reply, status, { error: err.code, message: err.message }) : sendText(reply, status, err.message);
 }
 
 let dateSecond = 0;

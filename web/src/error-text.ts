@@ -2,8 +2,10 @@
  * What the dashboard says when a call fails: a sentence for each error code of the vts API (the
  * catalogue in src/errors.ts, the JSON error bodies `{"error","message"}` of the command API and
  * docs/web-api.md), else one for the HTTP status, else the server's own words. Pure (no DOM): the
- * unit test imports it.
+ * unit test imports it. The sentences are keyed by the catalogue's codes (a type import only: no
+ * server code is bundled).
  */
+import type { ErrorCode } from '../../src/errors.js';
 
 /** Sentences for the HTTP status of answers without a known code (API v2 answers in plain text). */
 export const STATUS_TEXT: Readonly<Record<number, string>> = {
@@ -19,8 +21,10 @@ export const STATUS_TEXT: Readonly<Record<number, string>> = {
   504: 'No answer in time.',
 };
 
-/** Sentences per code; `detail` is the server's message without its catalogue prefix. */
-const CODE_TEXT: Readonly<Record<string, (status: number, detail: string) => string>> = {
+type Sentence = (status: number, detail: string) => string;
+
+/** Sentences per code of the catalogue, and `NETWORK`; `detail` is the server's message without its catalogue prefix. */
+const CODE_TEXT: Readonly<Partial<Record<ErrorCode | 'NETWORK', Sentence>>> = {
   // the command API (src/http/command/)
   VTS_ERR_NOT_CONNECTED: () => 'The car is not connected.',
   VTS_ERR_COMMAND_TIMEOUT: () => 'The car did not answer in time.',
@@ -85,7 +89,7 @@ function withDetail(lead: string, detail: string): string {
  * from a JSON body, else `HTTP_<status>`), `detail` (the body's `message`, or its text).
  */
 export function errorSentence(status: number, code: string, detail = ''): string {
-  const known = CODE_TEXT[code];
+  const known = CODE_TEXT[code as keyof typeof CODE_TEXT];
   if (known) return known(status, detail);
   // an API v2 answer in plain text ("Forbidden"): the status says more
   if (code.startsWith('HTTP_') || detail.trim() === '') return STATUS_TEXT[status] ?? `The server answered with status ${status}.`;

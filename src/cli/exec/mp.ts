@@ -7,7 +7,7 @@
 import { mpCommandData } from '../../core/commands/request.js';
 import { outcomeOf, parseResponse } from '../../core/commands/result.js';
 import { completesCommand } from '../../core/mp/command.js';
-import { VtsError } from '../../errors.js';
+import { CATALOGUE, VtsError } from '../../errors.js';
 import { isMpClientError, MpClient, type MpMessage } from '../../mp-client/mp-client.js';
 import { ExecError, reason, timedOut, type ExecOutcome, type ExecRequest } from './common.js';
 
@@ -17,8 +17,8 @@ export interface MpTarget {
   login: { scheme: 0; password: string } | { scheme: 1; username: string; password: string };
 }
 
-/** The text of the server's answer to a command for a car that is not connected (hub/handlers/command.ts). */
-const NOT_CONNECTED_TEXT = 'Vehicle not connected';
+/** The text of the server's answer to a command for a car that is not connected (src/errors.ts). */
+const NOT_CONNECTED_TEXT = CATALOGUE.VTS_ERR_NOT_CONNECTED.mp;
 
 export async function runViaMp(req: ExecRequest, target: MpTarget): Promise<ExecOutcome> {
   const deadline = Date.now() + req.timeoutMs;

@@ -9,16 +9,15 @@
  */
 import type { CommandKind } from '../../core/commands/request.js';
 import { formatUtc } from '../../core/time.js';
-import { forbidden, sendJson } from '../reply.js';
+import { forbidden, sendError, sendJson } from '../reply.js';
 import { ownVehicle, type ApiCall, type ApiRoute } from '../api-call.js';
-import { commandFailure, type HttpFailure } from '../command-errors.js';
+import { commandFailure } from '../command-errors.js';
 import type { Job } from '../../hub/commands/command-jobs.js';
 
 const RIGHTS = ['command', 'admin'] as const;
 const KINDS: readonly CommandKind[] = ['shell', 'js', 'mp'];
 
-const fail = (call: ApiCall, f: HttpFailure) => sendJson(call.reply, f.status, { error: f.code, message: f.message });
-const badInput = (call: ApiCall, message: string) => fail(call, { status: 400, code: 'VTS_ERR_INVALID_INPUT', message });
+const badInput = (call: ApiCall, message: string) => sendError(call.reply, { code: 'VTS_ERR_INVALID_INPUT', message });
 
 interface Input {
   command: string;
@@ -68,14 +67,14 @@ export const runCommand: ApiRoute = {
       });
     if (call.params.async === '1' || call.params.async === 'true') {
       const job = await ctx.jobs.start(vehicle.id, principal.ownerId, execute);
-      if (!job) return fail(call, { status: 503, code: 'VTS_ERR_QUEUE_FULL', message: 'too many jobs' });
+      if (!job) return sendError(call.reply, { code: 'VTS_ERR_QUEUE_FULL', message: 'too many jobs' });
       return sendJson(call.reply, 202, jobBody(job));
     }
     try {
       const r = await execute();
       return sendJson(call.reply, 200, { output: r.output, result: r.result });
     } catch (err) {
-      return fail(call, commandFailure(err));
+      return sendError(call.reply, commandFailure(err));
     }
   },
 };
@@ -89,7 +88,7 @@ export const commandInfo: ApiRoute = {
     if (jobId) {
       const job = await call.ctx.jobs.get(jobId);
       if (!job || job.vehicleId !== vehicle.id || job.ownerId !== call.principal.ownerId) {
-        return fail(call, { status: 404, code: 'VTS_ERR_UNKNOWN_JOB', message: 'no such job' });
+        return sendError(call.reply, { code: 'VTS_ERR_UNKNOWN_JOB', message: 'no such job' });
       }
       return sendJson(call.reply, 200, jobBody(job));
     }

@@ -22,7 +22,7 @@
  */
 import { statusBody } from '../../core/records/status.js';
 import { PARANOID } from '../../core/records/fields.js';
-import { forbidden, paranoid, sendJson } from '../reply.js';
+import { forbidden, paranoid, sendError, sendJson } from '../reply.js';
 import { ownVehicle, type ApiCall, type ApiRoute } from '../api-call.js';
 import { commandFailure } from '../command-errors.js';
 
@@ -31,7 +31,7 @@ const MODES: Record<string, number> = { standard: 0, storage: 1, range: 3, perfo
 
 type Build = (call: ApiCall) => string | { error: string };
 
-const bad = (call: ApiCall, message: string) => sendJson(call.reply, 400, { error: 'VTS_ERR_INVALID_INPUT', message });
+const bad = (call: ApiCall, message: string) => sendError(call.reply, { code: 'VTS_ERR_INVALID_INPUT', message });
 
 function pin(call: ApiCall): string | { error: string } {
   const p = call.params.pin ?? '';
@@ -69,8 +69,7 @@ function action(build: Build, list = false): ApiRoute {
         }
         return sendJson(call.reply, 200, { result: r.result, values: Array.from(values, (v) => v ?? '') });
       } catch (err) {
-        const f = commandFailure(err);
-        return sendJson(call.reply, f.status, { error: f.code, message: f.message });
+        return sendError(call.reply, commandFailure(err));
       }
     },
   };

@@ -12,7 +12,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpContext } from '../context.js';
 import type { Params } from '../params.js';
 import { commandFailure } from '../command-errors.js';
-import { sendJson, sendText, status } from '../reply.js';
+import { sendError, sendJson, sendText, status } from '../reply.js';
 import { vehicleByPassword } from './vehicle-auth.js';
 import { isThrottled, tooManyLogins } from '../auth.js';
 
@@ -34,9 +34,7 @@ export async function customCommand(ctx: HttpContext, req: FastifyRequest, reply
     const text = r.output !== '' || r.result === 0 ? r.output : `Error: command result ${r.result}\n`;
     return status(reply, 200).header('content-type', 'text/plain; charset=utf-8').send(text);
   } catch (err) {
-    const f = commandFailure(err);
-    if (params['fn.format'] === 'json') return sendJson(reply, f.status, { error: f.code, message: f.message });
-    return sendText(reply, f.status, f.message);
+    return sendError(reply, commandFailure(err), params['fn.format'] === 'json' ? 'json' : 'text');
   }
 }
 

@@ -6,8 +6,8 @@
 import { buildHistory, type HistoryRecord } from '../../core/records/history.js';
 import { findTrips } from '../../core/records/trips.js';
 import { ownVehicle, type ApiRoute } from '../api-call.js';
-import { sendJson } from '../reply.js';
-import { jsonError, notYours } from './session.js';
+import { sendError, sendJson } from '../reply.js';
+import { notYours } from './session.js';
 
 /** The longest period one request may cover (seconds). */
 const MAX_PERIOD = 31 * 86400;
@@ -26,7 +26,7 @@ export const history: ApiRoute = {
     const to = epoch(params.to, now);
     const from = to === null ? null : epoch(params.from, to - 86400);
     if (from === null || to === null || from > to || to - from > MAX_PERIOD) {
-      return jsonError(call, 400, 'VTS_ERR_INVALID_INPUT', `from and to: epoch seconds, from ≤ to, at most ${MAX_PERIOD / 86400} days apart`);
+      return sendError(reply, { code: 'VTS_ERR_INVALID_INPUT', message: `from and to: epoch seconds, from ≤ to, at most ${MAX_PERIOD / 86400} days apart` });
     }
     const records: HistoryRecord[] = [];
     for (const code of ['S', 'D', 'L']) {

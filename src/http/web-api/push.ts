@@ -10,8 +10,8 @@ import { subscriptionChannel, isTargetKind } from '../../core/push/channels.js';
 import { MAX_TARGETS, maskedUrl, targetSecretProblem, targetUrlProblem } from '../../core/push/targets.js';
 import type { NotificationView, NotifyTarget, SubscriptionStatus } from '../../store/push-store.js';
 import { ownVehicle, type ApiCall, type ApiRoute } from '../api-call.js';
-import { sendJson, status } from '../reply.js';
-import { jsonError, notYours } from './session.js';
+import { sendError, sendJson, status } from '../reply.js';
+import { notYours } from './session.js';
 
 const CHANGE_RIGHTS = ['push.admin', 'admin'] as const;
 const MAX_HISTORY = 200;
@@ -61,8 +61,8 @@ function notificationRow(n: NotificationView) {
   };
 }
 
-const badInput = (call: ApiCall, message: string) => jsonError(call, 400, 'VTS_ERR_INVALID_INPUT', message);
-const notFound = (call: ApiCall, message: string) => jsonError(call, 404, 'VTS_ERR_NOT_FOUND', message);
+const badInput = (call: ApiCall, message: string) => sendError(call.reply, { code: 'VTS_ERR_INVALID_INPUT', message });
+const notFound = (call: ApiCall, message: string) => sendError(call.reply, { code: 'VTS_ERR_NOT_FOUND', message });
 
 /** `GET /api/push/subscriptions[/<VEHICLEID>]`, `GET /api/push/targets`. */
 export const readPush: ApiRoute = {

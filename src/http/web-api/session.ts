@@ -8,19 +8,17 @@
  */
 import { hasRight } from '../../core/auth/rights.js';
 import { checkCredentials, isThrottled, sessionCookie } from '../auth.js';
-import { sendJson, status } from '../reply.js';
+import { sendError, sendJson, status } from '../reply.js';
 import type { ApiCall, ApiRoute } from '../api-call.js';
 
-export const jsonError = (call: ApiCall, code: number, error: string, message: string) => sendJson(call.reply, code, { error, message });
-
-/** A vehicle that is not the caller's: unknown ones and other owners' answer alike (no hint which). */
 /** A secret check the login throttle refused: 429 with `Retry-After` (src/http/auth.ts for the text calls). */
 export function loginThrottled(call: ApiCall, retryAfterSeconds: number) {
   call.reply.header('retry-after', String(retryAfterSeconds));
-  return jsonError(call, 429, 'VTS_ERR_LOGIN_THROTTLED', `too many failed logins: try again in ${retryAfterSeconds} s`);
+  return sendError(call.reply, { code: 'VTS_ERR_LOGIN_THROTTLED', message: `too many failed logins: try again in ${retryAfterSeconds} s` });
 }
 
-export const notYours = (call: ApiCall) => jsonError(call, 403, 'VTS_ERR_UNKNOWN_VEHICLE', 'no such vehicle among yours');
+/** A vehicle that is not the caller's: unknown ones and other owners' answer alike (no hint which). */
+export const notYours = (call: ApiCall) => sendError(call.reply, { code: 'VTS_ERR_UNKNOWN_VEHICLE', message: 'no such vehicle among yours' });
 
 /** `timeout`: the idle seconds after which the web session ends (`--web-session-timeout`). */
 const sessionBody = (call: ApiCall, user: string, csrf: string) =>
@@ -34,7 +32,7 @@ export const signIn: ApiRoute = {
     const password = params.password ?? '';
     const principal = username && password ? await checkCredentials(ctx, req, username, password) : null;
     if (isThrottled(principal)) return loginThrottled(call, principal.retryAfterSeconds);
-    if (!principal || !hasRight(principal.permit, 'session')) return jsonError(call, 401, 'VTS_ERR_AUTH', 'wrong user name or password');
+    if (!principal || !hasRight(principal.permit, 'session')) return sendError(call.reply, { code: 'VTS_ERR_AUTH', message: 'wrong user name or password' });
     const old = sessionCookie(req.headers.cookie, ctx.cookieNames);
     if (old) await ctx.sessions.end(old);
     const s = await ctx.sessions.create({ id: principal.ownerId, name: principal.ownerName }, principal.permit, principal.tokenHash, true);
@@ -53,7 +51,7 @@ export const whoAmI: ApiRoute = {
   jsonUnauthorized: true,
   handler(call) {
     const s = call.principal.session;
-    if (!s?.csrf) return jsonError(call, 401, 'VTS_ERR_AUTH', 'not signed in');
+    if (!s?.csrf) return sendError(call.reply, { code: 'VTS_ERR_AUTH', message: 'not signed in' });
     return sessionBody(call, s.ownerName, s.csrf);
   },
 };

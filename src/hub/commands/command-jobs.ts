@@ -5,7 +5,7 @@
  * JobRecords store: this process for a single node, Redis for a cluster.
  */
 import { randomUUID } from 'node:crypto';
-import { isVtsError } from '../../errors.js';
+import { commandFailure } from '../../errors.js';
 import type { CommandResult } from './command-service.js';
 
 const MAX_RUNNING = 10_000;
@@ -82,11 +82,10 @@ export class CommandJobs {
     };
     execute().then(
       (r) => ended({ status: 'done', result: { output: r.output, result: r.result } }),
-      (err: unknown) =>
-        ended({
-          status: 'failed',
-          failure: isVtsError(err) ? { code: err.code, message: err.message } : { code: 'VTS_ERR_INTERNAL', message: 'internal error' },
-        }),
+      (err: unknown) => {
+        const f = commandFailure(err);
+        ended({ status: 'failed', failure: { code: f.code, message: f.message } });
+      },
     );
     return job;
   }

@@ -18,7 +18,7 @@ import type { Logger } from 'pino';
 import { redactMp } from '../../core/commands/redact.js';
 import { toMpCommand, type CommandKind, type MpCommand } from '../../core/commands/request.js';
 import { decodeText, type CommandOutcome } from '../../core/commands/result.js';
-import { isVtsError, VtsError } from '../../errors.js';
+import { commandFailure, VtsError } from '../../errors.js';
 import type { CommandAuditEntry, Store } from '../../store/store.js';
 import { backgroundCommands, RunWaiters } from './run-waiters.js';
 import { commandOutcomeOf, NO_TELEMETRY, type Telemetry } from '../telemetry.js';
@@ -348,11 +348,5 @@ export class CommandService {
   }
 }
 
-function auditResult(err: unknown): string {
-  if (isVtsError(err, 'VTS_ERR_COMMAND_TIMEOUT')) return 'timeout';
-  if (isVtsError(err, 'VTS_ERR_NOT_CONNECTED')) return 'not-connected';
-  if (isVtsError(err, 'VTS_ERR_QUEUE_FULL')) return 'queue-full';
-  if (isVtsError(err, 'VTS_ERR_COMMAND_SYNTAX')) return 'invalid';
-  if (isVtsError(err, 'VTS_ERR_SHUTTING_DOWN')) return 'shutting-down';
-  return 'error';
-}
+/** The audit's result of a failed command: the catalogue's label (src/errors.ts). */
+const auditResult = (err: unknown): string => commandFailure(err).audit;

@@ -5,13 +5,11 @@
  * over the link that reaches the vehicle. The car's answer records reach the sender as they come.
  */
 import { commandFunction, commandParams, failureResponse, SERVER_FUNCTIONS } from '../../core/mp/command.js';
-import { isVtsError } from '../../errors.js';
+import { commandFailure } from '../../errors.js';
 import type { Handler, HubPort } from './port.js';
 import type { Peer } from '../links/peer.js';
 import type { VehicleLink } from '../links/vehicle-link.js';
 import { answerServerCommand } from './server-commands.js';
-
-export const NOT_CONNECTED_TEXT = 'Vehicle not connected';
 
 export const handleCommand: Handler = (hub, peer, link, data) => {
   const fn = commandFunction(data);
@@ -19,14 +17,8 @@ export const handleCommand: Handler = (hub, peer, link, data) => {
   runForClient(hub, peer, link, { code: 'C', data }, fn);
 };
 
-/** The text of the `c<fn>,1,<text>` an MP client gets when its command did not get an answer. */
-function failureText(err: unknown): string {
-  if (isVtsError(err, 'VTS_ERR_NOT_CONNECTED')) return NOT_CONNECTED_TEXT;
-  if (isVtsError(err, 'VTS_ERR_COMMAND_TIMEOUT')) return 'Command timed out';
-  if (isVtsError(err, 'VTS_ERR_QUEUE_FULL')) return 'Too many commands waiting';
-  if (isVtsError(err, 'VTS_ERR_SHUTTING_DOWN')) return 'Server shutting down';
-  return 'Server error';
-}
+/** The text of the `c<fn>,1,<text>` an MP client gets when its command did not get an answer (src/errors.ts). */
+const failureText = (err: unknown): string => commandFailure(err).mp;
 
 /**
  * Runs an MP client's command (`C<fn>,<params>`, or a paranoid `E` command whose function is
