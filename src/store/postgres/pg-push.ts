@@ -12,7 +12,7 @@
  * then the subscriptions and targets they note, each in one order (two nodes recording at once
  * wait for each other, never deadlock; a deadlock all the same is tried again). Nothing is cached.
  */
-import type { PoolClient, QueryResult, QueryResultRow } from 'pg';
+import type { PoolClient } from 'pg';
 import { isTargetKind, type Channel, type TargetKind } from '../../core/push/channels.js';
 import { VtsError } from '../../errors.js';
 import type {
@@ -53,18 +53,7 @@ import {
 } from '../push-rows.js';
 import { toPushSubscription, type PushRow } from '../rows.js';
 import type { PushSubscription } from '../store.js';
-
-/** What the PgStore lends its push outbox. */
-export interface PgAccess {
-  /** Throws VTS_ERR_STORE_CLOSED once the store is closed. */
-  open(): void;
-  /** The rows of a read, once the direct writes asked before it are done. */
-  read<R extends QueryResultRow>(sql: string, values: unknown[]): Promise<R[]>;
-  /** One statement as a direct write. */
-  change<R extends QueryResultRow>(sql: string, values: unknown[]): Promise<QueryResult<R>>;
-  /** `fn` in one transaction on one connection, as a direct write. */
-  transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T>;
-}
+import type { PgAccess } from './pg-connection.js';
 
 const isForeignKeyViolation = (err: unknown): boolean => (err as { code?: string } | null)?.code === '23503';
 
