@@ -7,12 +7,12 @@
  */
 import { hashApiToken } from '../auth/api-token.js';
 import { hashPassword, verifyPassword } from '../auth/password.js';
-import { VtsError } from '../errors.js';
 import { IMPORT_TABLES, type ImportOrigin, type ImportStore, type ImportTable, type ImportValue, type OriginKind, type RowOutcome } from '../store/import-store.js';
 import type { Store } from '../store/store.js';
 import type { Progress } from './progress.js';
-import type { ReferenceSource, ReferenceTable } from './reference-db.js';
+import type { ReferenceSource } from './reference-db.js';
 import { count } from '../core/count.js';
+import { PART_SOURCES, type OnConflict, type Part } from './parts.js';
 import { TableReport } from './report.js';
 import {
   autoProvisionOf,
@@ -33,44 +33,6 @@ import {
   type SourceVehicle,
 } from './source-rows.js';
 
-export const PARTS = ['owners', 'vehicles', 'messages', 'history', 'subscriptions', 'tokens', 'autoprovision'] as const;
-export type Part = (typeof PARTS)[number];
-
-const SOURCE: Record<Part, { table: ReferenceTable; key: readonly string[] }> = {
-  owners: { table: 'ovms_owners', key: ['owner'] },
-  vehicles: { table: 'ovms_cars', key: ['owner', 'vehicleid'] },
-  messages: { table: 'ovms_carmessages', key: ['owner', 'vehicleid', 'm_code'] },
-  history: { table: 'ovms_historicalmessages', key: ['owner', 'vehicleid', 'h_recordtype', 'h_recordnumber', 'h_timestamp'] },
-  subscriptions: { table: 'ovms_notifies', key: ['owner', 'vehicleid', 'appid'] },
-  tokens: { table: 'ovms_apitokens', key: ['owner', 'token'] },
-  autoprovision: { table: 'ovms_autoprovision', key: ['ap_key'] },
-};
-
-/** Other names `--only` takes: the reference's table names, with or without `ovms_`. */
-const ALIASES: Record<string, Part> = {
-  users: 'owners',
-  cars: 'vehicles',
-  carmessages: 'messages',
-  historicalmessages: 'history',
-  historical: 'history',
-  notifies: 'subscriptions',
-  apitokens: 'tokens',
-};
-
-/** `--only owners,vehicles`: the parts, in import order. */
-export function parseParts(list: string): Part[] {
-  const wanted = new Set<Part>();
-  for (const raw of list.split(',')) {
-    const name = raw.trim().toLowerCase().replace(/^ovms_/, '');
-    if (name === '') continue;
-    const part = (PARTS as readonly string[]).includes(name) ? (name as Part) : ALIASES[name];
-    if (!part) throw new VtsError('VTS_ERR_INVALID_INPUT', `--only: no part ${JSON.stringify(raw.trim())} (${PARTS.join(', ')})`);
-    wanted.add(part);
-  }
-  if (wanted.size === 0) throw new VtsError('VTS_ERR_INVALID_INPUT', `--only: name one or more of ${PARTS.join(', ')}`);
-  return PARTS.filter((p) => wanted.has(p));
-}
-
 export interface ImportOptions {
   parts: readonly Part[];
   dryRun: boolean;
@@ -87,9 +49,6 @@ export interface ImportOptions {
    */
   onConflict?: OnConflict;
 }
-
-export const ON_CONFLICT = ['skip', 'replace'] as const;
-export type OnConflict = (typeof ON_CONFLICT)[number];
 
 /** The rows of one of the five tables of rows (not owners, vehicles). */
 interface RowPart {
@@ -159,7 +118,7 @@ export class Importer {
       autoprovision: { target: 'autoprovision', origin: 'autoprovision', map: (r) => autoProvisionOf(r, this.mapping) },
     };
     for (const part of this.o.parts) {
-      const report = new TableReport(SOURCE[part].table);
+      const report = new TableReport(PART_SOURCES[part].table);
       this.reports.push(report);
       if (part === 'owners') await this.pass(part, report, (rows) => this.ownerBatch(rows, report), () => this.ownersGone(report));
       else if (part === 'vehicles') await this.pass(part, report, (rows) => this.vehicleBatch(rows, report));
@@ -170,7 +129,7 @@ export class Importer {
 
   /** Reads the table a batch at a time (the next batch is read while one is written). */
   private async pass(part: Part, report: TableReport, batch: (rows: SourceRow[]) => Promise<void>, after?: () => Promise<void>): Promise<void> {
-    const { table, key } = SOURCE[part];
+    const { table, key } = PART_SOURCES[part];
     this.o.progress.start(table, await this.source.count(table));
     const it = this.source.batches(table, key, this.o.batch)[Symbol.asyncIterator]();
     let next = it.next();

@@ -19,7 +19,7 @@ import ssh2 from 'ssh2';
 import { hashApiToken, newApiToken } from '../../src/auth/api-token.js';
 import { fingerprintOf } from '../../src/cli/exec/ssh.js';
 import { createLogger } from '../../src/log.js';
-import { generateEd25519 } from '../../src/module/links/ssh-link.js';
+import { generateEd25519 } from '../../src/module/links/ssh-keys.js';
 import { EmulatedModule } from '../../src/module/module.js';
 import { eventually } from '../mp/helpers.js';
 import { startTestServer, type TestServer } from '../support/server.js';

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../src/log.js';
-import { generateEd25519 } from '../../src/module/links/ssh-link.js';
+import { generateEd25519 } from '../../src/module/links/ssh-keys.js';
 import { EmulatedModule } from '../../src/module/module.js';
 import { eventually } from '../mp/helpers.js';
 import { curl, needs } from '../support/services.js';

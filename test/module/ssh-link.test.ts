@@ -18,7 +18,8 @@ import ssh2 from 'ssh2';
 import type { ClientChannel, ConnectConfig, ParsedKey, PublicKeyAuthMethod } from 'ssh2';
 import { createLogger } from '../../src/log.js';
 import type { CommandRunner } from '../../src/module/console/services.js';
-import { generateEd25519, ModuleSshLink, type ModuleSshLinkOptions } from '../../src/module/links/ssh-link.js';
+import { ModuleSshLink, type ModuleSshLinkOptions } from '../../src/module/links/ssh-link.js';
+import { generateEd25519 } from '../../src/module/links/ssh-keys.js';
 
 const { Client, utils } = ssh2;
 type SshClient = InstanceType<typeof Client>;

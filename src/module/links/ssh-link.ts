@@ -15,21 +15,20 @@
  *   with CRLF line ends. The commands of a session run one at a time: input typed meanwhile is
  *   handled when the command is done.
  * The host key (ed25519; the firmware's is RSA) is generated on first start into `hostKeyFile`
- * (mode 0600) and reused afterwards.
+ * (mode 0600) and reused afterwards. The keys are handled in ssh-keys.ts, the interactive console
+ * in ssh-shell.ts.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
-import { dirname } from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
 import type { Logger } from 'pino';
 import ssh2 from 'ssh2';
 import type { AuthContext, AuthenticationType, ClientInfo, Connection, ParsedKey, PublicKeyAuthContext, ServerChannel } from 'ssh2';
 import type { CommandRunner } from '../console/services.js';
-import { VtsError } from '../../errors.js';
-import { makeFolder } from '../../util/make-folder.js';
+import { loadHostKey, parseAuthorizedKeys, sameSecret } from './ssh-keys.js';
+import { ShellSession, commandName, crlf, done, write } from './ssh-shell.js';
 
-const { Server, utils } = ssh2;
+const { Server } = ssh2;
 
 export interface ModuleSshLinkOptions {
   runner: CommandRunner;
@@ -54,103 +53,12 @@ export interface ModuleSshLinkOptions {
 
 export const DEFAULT_PROMPT = 'OVMS# ';
 export const DEFAULT_BANNER = '\nWelcome to the Open Vehicle Monitoring System (OVMS) - SSH Console\n\n';
-/** microrl's line buffer keeps 799 bytes. */
-const MAX_LINE_BYTES = 799;
 /** Failed authentication attempts before the connection is dropped. */
 const MAX_AUTH_FAILURES = 10;
 /** Time a connection has to authenticate. */
 const LOGIN_GRACE_MS = 60_000;
 /** Connections served at once. */
 const MAX_CONNECTIONS = 32;
-
-/** LF → CRLF, as `ConsoleSSH::write` sends every line end. */
-export function crlf(text: string): string {
-  return text.replace(/\n/g, '\r\n');
-}
-
-/** The first word of a command line, for the log (never its arguments: they may hold secrets). */
-function commandName(command: string): string {
-  return (command.trim().split(/\s+/, 1)[0] ?? '').slice(0, 32);
-}
-
-function sha256(data: Buffer | string): Buffer {
-  return createHash('sha256').update(data).digest();
-}
-
-function sameSecret(a: Buffer | string, b: Buffer | string): boolean {
-  return timingSafeEqual(sha256(a), sha256(b));
-}
-
-/**
- * The public keys of authorized_keys text: one key per line (`type base64 [comment]`); blank lines
- * and `#` comments are skipped, and so are lines with options (`from=…`, `command=…`: not
- * supported, so not silently widened) and keys ssh2 cannot parse.
- */
-export function parseAuthorizedKeys(text: string, log?: Logger): ParsedKey[] {
-  const keys: ParsedKey[] = [];
-  for (const [i, raw] of text.split(/\r?\n/).entries()) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    if (!/^(ssh-|ecdsa-sha2-|sk-)/.test(line)) {
-      log?.warn({ line: i + 1 }, 'authorized_keys: line with options skipped (options are not supported)');
-      continue;
-    }
-    const parsed = utils.parseKey(line);
-    const key = Array.isArray(parsed) ? (parsed[0] as ParsedKey | undefined) : parsed;
-    if (!key || key instanceof Error) {
-      log?.warn({ line: i + 1, error: key instanceof Error ? key.message : 'no key' }, 'authorized_keys: key not understood');
-      continue;
-    }
-    keys.push(key);
-  }
-  return keys;
-}
-
-/**
- * A new ed25519 key pair in OpenSSH format. ssh2's generator gives, about 3 times in 1000, a pair
- * that its own parser rejects ("Malformed OpenSSH private key"): such a pair is made again.
- */
-export function generateEd25519(comment?: string): { private: string; public: string } {
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const pair = utils.generateKeyPairSync('ed25519', comment === undefined ? {} : { comment });
-    if (!(utils.parseKey(pair.private) instanceof Error) && !(utils.parseKey(pair.public) instanceof Error)) return pair;
-  }
-  throw new Error('could not generate a usable ed25519 key pair');
-}
-
-/** The host key of `file`, generated (ed25519, mode 0600) when the file does not exist. */
-export function loadHostKey(file: string, log?: Logger): string {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    const pair = generateEd25519('vts module host key');
-    try {
-      makeFolder(dirname(file), 0o700);
-    } catch (e) {
-      const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
-      throw new VtsError('VTS_ERR_DATA_DIR', `cannot create ${dirname(file)} for the SSH host key (${why}): point --state-dir at a folder vts may write`, {
-        whole: true,
-        cause: e,
-      });
-    }
-    try {
-      writeFileSync(file, pair.private, { mode: 0o600, flag: 'wx' });
-      text = pair.private;
-      log?.info({ file }, 'SSH host key generated');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      text = readFileSync(file, 'utf8'); // made by someone else meanwhile
-    }
-  }
-  const parsed = utils.parseKey(text);
-  const key = Array.isArray(parsed) ? (parsed[0] as ParsedKey | undefined) : parsed;
-  if (!key || key instanceof Error || !key.isPrivateKey()) {
-    throw new Error(`SSH host key file ${file} does not hold a private key${key instanceof Error ? `: ${key.message}` : ''}`);
-  }
-  return text;
-}
 
 export class ModuleSshLink {
   private server: NetServer | null = null;
@@ -299,155 +207,5 @@ export class ModuleSshLink {
         write(channel, crlf(output));
         done(channel, 0); // the firmware reports 0 whatever the command did
       });
-  }
-}
-
-function open(channel: ServerChannel): boolean {
-  return !channel.destroyed && channel.writable;
-}
-
-function write(channel: ServerChannel, text: string): void {
-  if (text !== '' && open(channel)) channel.write(text);
-}
-
-function done(channel: ServerChannel, status: number): void {
-  if (!open(channel)) return;
-  channel.exit(status);
-  channel.end();
-}
-
-/** One interactive console: microrl's echo and line editing, one command at a time. */
-class ShellSession {
-  private line = '';
-  private lineBytes = 0;
-  private pending = '';
-  private busy = false;
-  private finished = false;
-  private eof = false;
-  private afterCr = false;
-  /** 0: normal; 1: after ESC; 2: inside a CSI/SS3 sequence. */
-  private escape = 0;
-  private readonly decoder = new StringDecoder('utf8');
-
-  constructor(
-    private readonly channel: ServerChannel,
-    private readonly runner: CommandRunner,
-    private readonly prompt: string,
-    banner: string,
-    private readonly log: Logger,
-  ) {
-    channel.on('error', () => undefined);
-    channel.on('data', (chunk: Buffer) => {
-      this.pending += this.decoder.write(chunk);
-      void this.pump();
-    });
-    channel.on('end', () => {
-      this.eof = true;
-      void this.pump();
-    });
-    channel.on('close', () => {
-      this.finished = true;
-    });
-    log.debug('SSH shell');
-    write(channel, crlf(banner) + prompt);
-  }
-
-  private async pump(): Promise<void> {
-    if (this.busy) return;
-    this.busy = true;
-    try {
-      while (!this.finished && this.pending !== '') {
-        const cp = this.pending.codePointAt(0)!;
-        const ch = String.fromCodePoint(cp);
-        this.pending = this.pending.slice(ch.length);
-        await this.key(ch, cp);
-      }
-      if (this.eof && !this.finished) this.end(false);
-    } finally {
-      this.busy = false;
-    }
-  }
-
-  private async key(ch: string, cp: number): Promise<void> {
-    const afterCr = this.afterCr;
-    this.afterCr = false;
-    if (this.escape === 1) {
-      this.escape = ch === '[' || ch === 'O' ? 2 : 0;
-      return;
-    }
-    if (this.escape === 2) {
-      if (cp >= 0x40 && cp <= 0x7e) this.escape = 0;
-      return;
-    }
-    switch (cp) {
-      case 0x0d: // Enter on a terminal
-        this.afterCr = true;
-        return this.enter();
-      case 0x0a: // a bare LF (no pty); the LF of a CRLF pair is part of the same Enter
-        return afterCr ? undefined : this.enter();
-      case 0x08:
-      case 0x7f:
-        return this.backspace();
-      case 0x03: // Ctrl-C
-        this.clear();
-        write(this.channel, '^C\r\n' + this.prompt);
-        return;
-      case 0x15: // Ctrl-U
-        this.clear();
-        write(this.channel, '\r\x1b[K' + this.prompt);
-        return;
-      case 0x04: // Ctrl-D
-        if (this.line === '') this.end(true);
-        return;
-      case 0x1b:
-        this.escape = 1;
-        return;
-    }
-    if (cp < 0x20) return; // Tab and the other control characters
-    const bytes = Buffer.byteLength(ch);
-    if (this.lineBytes + bytes > MAX_LINE_BYTES) return;
-    this.line += ch;
-    this.lineBytes += bytes;
-    write(this.channel, ch);
-  }
-
-  private clear(): void {
-    this.line = '';
-    this.lineBytes = 0;
-  }
-
-  private backspace(): void {
-    if (this.line === '') return;
-    const chars = [...this.line];
-    const last = chars.pop()!;
-    this.line = chars.join('');
-    this.lineBytes -= Buffer.byteLength(last);
-    write(this.channel, '\b \b');
-  }
-
-  private async enter(): Promise<void> {
-    const line = this.line;
-    this.clear();
-    write(this.channel, '\r\n');
-    const trimmed = line.trim();
-    if (trimmed === 'exit') return this.end(true);
-    if (trimmed !== '') {
-      this.log.debug({ command: commandName(trimmed) }, 'SSH shell command');
-      const output = await this.runner.execute(line).catch((err: unknown) => {
-        this.log.error({ err, command: commandName(trimmed) }, 'SSH command failed');
-        return `ERROR: ${err instanceof Error ? err.message : String(err)}\n`;
-      });
-      if (this.finished) return;
-      write(this.channel, crlf(output));
-    }
-    write(this.channel, this.prompt);
-  }
-
-  /** `exit` (`ConsoleSSH::Exit`: `logout`, exit status 0), Ctrl-D, or the client's EOF. */
-  private end(logout: boolean): void {
-    if (this.finished) return;
-    this.finished = true;
-    if (logout) write(this.channel, 'logout\r\n');
-    done(this.channel, 0);
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL database as vts shows it (its URL without the password), the one-line errors
- * of the edge (server unreachable, login refused, no such database), and which errors of a
- * commit are worth another try.
+ * of the edge (server unreachable, login refused, no such database), which errors of a commit
+ * are worth another try, and the constraint violations the store turns into its own errors.
  */
 import { VtsError, isVtsError } from '../../errors.js';
 
@@ -132,3 +132,11 @@ export function pgRetryable(err: unknown): boolean {
     c === '58030'
   );
 }
+
+const pgCode = (err: unknown): string | undefined => (err as { code?: string } | null)?.code;
+
+/** A unique index refused the row (a name or an id taken). */
+export const isUniqueViolation = (err: unknown): boolean => pgCode(err) === '23505';
+
+/** A foreign key refused the row (its owner or vehicle is gone), or the removal of a row still referred to. */
+export const isForeignKeyViolation = (err: unknown): boolean => pgCode(err) === '23503';

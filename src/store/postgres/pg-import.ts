@@ -22,7 +22,7 @@ import {
   type OriginKind,
   type RowOutcome,
 } from '../import-store.js';
-import type { PgAccess } from './pg-push.js';
+import type { PgAccess } from './pg-connection.js';
 
 const pgCode = (err: unknown): unknown => (err as { code?: unknown } | null)?.code;
 

@@ -1,0 +1,93 @@
+/**
+ * What the PostgreSQL store keeps of a vehicle over time, read and purged here: its historical
+ * records, its traffic accounting (utilisation) and its command audit. The historical records and
+ * the utilisation are written by the write-behind batch (src/store/postgres/pg-batch.ts); the
+ * PgStore flushes it before it reads them here.
+ */
+import {
+  bound,
+  toCommandAudit,
+  toHistorical,
+  toSummary,
+  toUtilisation,
+  type CommandAuditRow,
+  type HistoricalRow,
+  type SummaryRow,
+  type UtilisationDbRow,
+} from '../rows.js';
+import type { CommandAuditEntry, HistoricalRecord, HistoricalSummary, UtilisationRow } from '../store.js';
+import { changedRows, type PgAccess } from './pg-connection.js';
+
+export class PgRecords {
+  constructor(private readonly pg: PgAccess) {}
+
+  // --- historical records ---
+
+  async summarizeHistorical(vehicleId: string, since: number): Promise<HistoricalSummary[]> {
+    // REF's totalsize counts bytes (MySQL LENGTH), hence octet_length
+    const rows = await this.pg.read<SummaryRow>(
+      `SELECT min(type) AS type, count(DISTINCT record_number) AS distinct_records, count(*) AS total_records,
+         sum(octet_length(type) + octet_length(data) + octet_length(vehicle_id) + 20) AS total_size,
+         min(time) AS first, max(time) AS last
+       FROM historical_all WHERE vehicle_id = $1 AND time > $2
+       GROUP BY lower(type) ORDER BY lower(type)`,
+      [vehicleId.toUpperCase(), bound(since)],
+    );
+    return rows.map(toSummary);
+  }
+
+  async getHistorical(vehicleId: string, type: string, since: number): Promise<HistoricalRecord[]> {
+    const vid = vehicleId.toUpperCase();
+    const rows = await this.pg.read<HistoricalRow>(
+      `SELECT type, record_number, time, data, expires FROM historical_all
+       WHERE vehicle_id = $1 AND lower(type) = lower($2::text COLLATE "C") AND time > $3 ORDER BY time, record_number`,
+      [vid, type, bound(since)],
+    );
+    return rows.map((r) => toHistorical(vid, r));
+  }
+
+  async purgeExpiredHistorical(now: number, limit: number): Promise<number> {
+    if (!(limit > 0)) return 0;
+    return changedRows(
+      this.pg,
+      'DELETE FROM historical WHERE ctid = ANY (ARRAY(SELECT ctid FROM historical WHERE expires < $1 LIMIT $2))',
+      [now, Math.floor(limit)],
+    );
+  }
+
+  // --- traffic accounting ---
+
+  async getUtilisation(vehicleId: string, sinceDay: number): Promise<UtilisationRow[]> {
+    const rows = await this.pg.read<UtilisationDbRow>(
+      `SELECT day, client_type, rx, tx FROM utilisation WHERE vehicle_id = $1 AND day >= $2 ORDER BY day DESC, client_type`,
+      [vehicleId.toUpperCase(), bound(sinceDay)],
+    );
+    return rows.map(toUtilisation);
+  }
+
+  purgeUtilisation(beforeDay: number): Promise<number> {
+    return changedRows(this.pg, 'DELETE FROM utilisation WHERE day < $1', [beforeDay]);
+  }
+
+  // --- command audit ---
+
+  /** Rows of vehicles removed meanwhile are dropped. */
+  async addCommandAudit(e: CommandAuditEntry): Promise<void> {
+    await changedRows(
+      this.pg,
+      `INSERT INTO command_audit (vehicle_id, time, caller, via, kind, command, result, duration_ms)
+       SELECT v.id, $2, $3, $4, $5, $6, $7, $8 FROM vehicles v WHERE v.id = $1`,
+      [e.vehicleId.toUpperCase(), e.time, e.caller, e.via, e.kind, e.command, e.result, Math.round(e.durationMs)],
+    );
+  }
+
+  async listCommandAudit(vehicleId: string, limit: number): Promise<(CommandAuditEntry & { id: number })[]> {
+    const rows = await this.pg.read<CommandAuditRow>(
+      `SELECT id, vehicle_id, time, caller, via, kind, command, result, duration_ms FROM command_audit
+       WHERE vehicle_id = $1 ORDER BY id DESC LIMIT $2`,
+      [vehicleId.toUpperCase(), Math.max(0, Math.floor(limit))],
+    );
+    return rows.map(toCommandAudit);
+  }
+
+}
