@@ -5,7 +5,7 @@
  * vehicles (one caller per vehicle, all at once). Reports p50/p99 latency and commands/s.
  */
 import { Writable } from 'node:stream';
-import { createLogger } from '../src/log.js';
+import { createLogger } from '../src/util/log.js';
 import { EmulatedModule } from '../src/module/module.js';
 import type { ServerProcess } from './lib/server-process.js';
 import { fmt, percentile } from './lib/stats.js';

@@ -3,8 +3,8 @@
  * static, type-only, re-exports and dynamic `import('…')` alike).
  *
  * A layer is one or more top folders of src/, matched whole (src/hub/** is the hub however it is
- * divided inside); src/errors.ts is a layer of its own, and every other top-level file of src/
- * belongs to the server layer with src/server/**. Each layer may import itself and the layers it
+ * divided inside); src/errors.ts is a layer of its own and the only file at the top of src/ (a
+ * new loose file is in no layer and fails: give it a room). Each layer may import itself and the layers it
  * lists in LAYERS below, nothing else: a new arrow between layers is a line changed here, on
  * purpose. On top of the table: no import cycle at all (type-only imports included: a cycle of
  * types still ties two files into one unit), and no file under src/ over 500 lines.
@@ -36,19 +36,15 @@ interface Layer {
 const BASE: readonly LayerName[] = ['core', 'errors', 'util'];
 /** The adapters: each opens the hub to the world one way (MP, HTTP, MQTT, the command line), and knows no other. */
 const ADAPTERS: readonly LayerName[] = ['mp', 'http', 'mqtt', 'cli'];
-/**
- * What a server-side part beyond the hub may use. `server` is in it because the server layer still
- * holds the process-wide helpers (log.ts, audit.ts, listen.ts, version.ts, config.ts) next to the
- * composition (server.ts); the no-cycle rule keeps anything server.ts imports from importing it.
- */
-const SERVICES: readonly LayerName[] = [...BASE, 'store', 'auth', 'hub', 'server'];
+/** What a server-side part beyond the hub may use: never the composition (src/server/), which uses them. */
+const SERVICES: readonly LayerName[] = [...BASE, 'store', 'auth', 'hub'];
 
 const LAYERS: Record<LayerName, Layer> = {
   errors: { what: 'the error catalogue', holds: ['errors.ts'], may: [], outside: [] },
   // pure: no I/O, no package. node:crypto (hashes, HMAC, random bytes, constant-time compare) and
   // node:net (isIPv4/isIPv6) compute only
   core: { what: 'the pure domain (protocols, records, rules)', holds: ['core/'], may: ['errors'], outside: ['node:crypto', 'node:net'] },
-  util: { what: 'small I/O helpers any layer but core may use', holds: ['util/'], may: ['errors'] },
+  util: { what: 'process-wide helpers any layer but core may use (logs, audit lines, options, the listener guard, the version)', holds: ['util/'], may: ['errors'] },
   types: { what: 'declarations of untyped packages', holds: ['types/'], may: [] },
 
   store: { what: 'persistence (SQLite, PostgreSQL)', holds: ['store/'], may: [...BASE] },
@@ -65,7 +61,7 @@ const LAYERS: Record<LayerName, Layer> = {
   cli: {
     what: 'the command line (the server, the tools, the clients)',
     holds: ['cli/'],
-    may: [...SERVICES, 'cluster', 'push', 'metrics', 'import', 'module', 'mp-client'],
+    may: [...SERVICES, 'server', 'cluster', 'push', 'metrics', 'import', 'module', 'mp-client'],
   },
 
   // the client side (the module emulator and the MP client that one of its links drives): nothing
@@ -73,7 +69,7 @@ const LAYERS: Record<LayerName, Layer> = {
   module: { what: 'the OVMS module emulator', holds: ['module/'], may: [...BASE, 'mp-client'] },
   'mp-client': { what: 'an MP client (app or car side)', holds: ['mp-client/'], may: [...BASE] },
 
-  server: { what: 'the composition, which starts and stops everything', holds: ['server/', '*.ts'], may: [] }, // may: every layer, below
+  server: { what: 'the composition, which starts and stops everything', holds: ['server/'], may: [] }, // may: every layer, below
 };
 LAYERS.server.may = Object.keys(LAYERS) as LayerName[];
 

@@ -6,7 +6,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { resolveOptions } from '../config.js';
+import { resolveOptions } from '../util/config.js';
 import { count } from '../core/count.js';
 import { VtsError } from '../errors.js';
 import { databaseFile, requireDatabase } from '../store/open.js';

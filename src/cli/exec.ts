@@ -15,7 +15,7 @@ import { homedir } from 'node:os';
 import type { Command } from 'commander';
 import { consoleLine } from '../core/commands/console-words.js';
 import { toMpCommand, type CommandKind } from '../core/commands/request.js';
-import { addConfigFileOption, addConfigOption, resolveOptions } from '../config.js';
+import { addConfigFileOption, addConfigOption, resolveOptions } from '../util/config.js';
 import { isVtsError, VtsError } from '../errors.js';
 import { ExecError, oneLine, parseHostPort, VIAS, type ExecOutcome, type ExecRequest, type Via } from './exec/common.js';
 import { passwordFromOption, validateUserName, validateVehicleId } from './shared-options.js';

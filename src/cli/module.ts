@@ -8,9 +8,9 @@
 import { Option, type Command } from 'commander';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { addConfigFileOption, addConfigOption, parseCount, parseLogLevel, parsePort, resolveOptions } from '../config.js';
+import { addConfigFileOption, addConfigOption, parseCount, parseLogLevel, parsePort, resolveOptions } from '../util/config.js';
 import { VtsError } from '../errors.js';
-import { createLogger } from '../log.js';
+import { createLogger } from '../util/log.js';
 import { EmulatedModule } from '../module/module.js';
 import { brokerName } from '../module/links/mqtt-link.js';
 

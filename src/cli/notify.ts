@@ -4,8 +4,8 @@
  * vehicles.
  */
 import type { Command } from 'commander';
-import { auditCli } from '../audit.js';
-import { resolveOptions } from '../config.js';
+import { auditCli } from '../util/audit.js';
+import { resolveOptions } from '../util/config.js';
 import { isTargetKind, type TargetKind } from '../core/push/channels.js';
 import { MAX_TARGETS, maskedUrl, targetSecretProblem, targetUrlProblem } from '../core/push/targets.js';
 import { formatUtc } from '../core/time.js';

@@ -10,7 +10,7 @@ import { registerPush } from './push.js';
 import { registerServe } from './serve.js';
 import { registerUser } from './user.js';
 import { registerVehicle } from './vehicle.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../util/version.js';
 
 /** `vts user add` */
 function commandPath(cmd: Command): string {

@@ -1,9 +1,9 @@
 /**
  * The push options: the providers' settings (`serve` and `push test`) and the delivery rules
- * (`serve`). Every option is also `VTS_…` and a `--config` key (src/config.ts).
+ * (`serve`). Every option is also `VTS_…` and a `--config` key (src/util/config.ts).
  */
 import type { Command } from 'commander';
-import { addConfigOption, parseBucket, parseCountIn } from '../config.js';
+import { addConfigOption, parseBucket, parseCountIn } from '../util/config.js';
 import { VtsError } from '../errors.js';
 import type { PushProviderConfig } from '../push/providers.js';
 import { DEFAULT_PUSH_LIMIT, type PushConfig } from '../push/push-config.js';

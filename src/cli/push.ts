@@ -6,10 +6,10 @@
  * An address the provider calls invalid is removed, as the server would.
  */
 import type { Command } from 'commander';
-import { addConfigOption, parseCountIn, resolveOptions } from '../config.js';
+import { addConfigOption, parseCountIn, resolveOptions } from '../util/config.js';
 import { subscriptionChannel, type Channel } from '../core/push/channels.js';
 import { VtsError } from '../errors.js';
-import { createLogger } from '../log.js';
+import { createLogger } from '../util/log.js';
 import type { PushProvider, SendResult } from '../push/provider.js';
 import { buildProviders } from '../push/providers.js';
 import type { DeliveryItem, ResultRef } from '../store/push-store.js';

@@ -1,7 +1,7 @@
-/** `vts serve`'s options as the server's settings (src/server-config.ts). */
+/** `vts serve`'s options as the server's settings (src/server/server-config.ts). */
 import type { Command } from 'commander';
 import { VtsError } from '../errors.js';
-import type { ServerConfig } from '../server.js';
+import type { ServerConfig } from '../server/server.js';
 import { pushConfig } from './push-options.js';
 import type { ServeOptions } from './serve-options.js';
 import { isWorker, nodeName } from './workers.js';

@@ -1,18 +1,18 @@
 /** The options of `vts serve`: each with its parser, default and help text. */
 import type { Command } from 'commander';
-import { addConfigOption, parseBucket, parseCount, parseCountIn, parseLogLevel, parsePort } from '../config.js';
+import { addConfigOption, parseBucket, parseCount, parseCountIn, parseLogLevel, parsePort } from '../util/config.js';
 import { DEFAULT_LOGIN_LIMITS, type BucketRule } from '../core/login-throttle.js';
 import { defaultCheckConcurrency } from '../auth/password-checker.js';
 import { isTopicLevel } from '../core/mqtt/topics.js';
 import { addStoreOptions } from './shared-options.js';
 import { addPushDeliveryOptions, addPushProviderOptions, type PushDeliveryOptions } from './push-options.js';
-import { LOG_FORMATS, type LogFormat } from '../log.js';
-import { DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from '../connection-cap.js';
+import { LOG_FORMATS, type LogFormat } from '../util/log.js';
+import { DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from '../server/connection-cap.js';
 import { DEFAULT_MAX_HELD_WRITES } from '../store/write-behind.js';
 import { DEFAULT_WEB_SESSION_TIMEOUT } from '../hub/sessions/api-sessions.js';
-import { DEFAULT_LOGIN_TIMEOUT_MS, DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL, type MqttConfig } from '../server.js';
+import { DEFAULT_LOGIN_TIMEOUT_MS, DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL, type MqttConfig } from '../server/server.js';
 import { parseRedisUrl } from '../cluster/redis-connect.js';
-import { parseTrustedProxies } from '../trusted-proxies.js';
+import { parseTrustedProxies } from '../server/trusted-proxies.js';
 import { parseNodeId, parseWorkers } from './workers.js';
 
 export interface ServeOptions extends PushDeliveryOptions {

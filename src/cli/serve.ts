@@ -1,11 +1,11 @@
 /** `vts serve`: runs the server until SIGTERM or SIGINT. */
 import type { Command } from 'commander';
-import { resolveOptions } from '../config.js';
+import { resolveOptions } from '../util/config.js';
 import { pgTarget } from '../store/postgres/pg-errors.js';
-import { createLogger } from '../log.js';
+import { createLogger } from '../util/log.js';
 import { STRONG_TOKEN } from '../core/crypto/same-secret.js';
-import { reportFdLimit } from '../fd-limit.js';
-import { startServer } from '../server.js';
+import { reportFdLimit } from '../server/fd-limit.js';
+import { startServer } from '../server/server.js';
 import { VtsError } from '../errors.js';
 import { addServeOptions, type ServeOptions } from './serve-options.js';
 import { checkMetricsToken, serverConfig } from './serve-config.js';

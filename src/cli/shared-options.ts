@@ -5,7 +5,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
-import { addConfigFileOption, addConfigOption } from '../config.js';
+import { addConfigFileOption, addConfigOption } from '../util/config.js';
 import { CAR_PASSWORD, MAX_VEHICLE_NAME, USER_NAME, VEHICLE_ID } from '../core/auth/identifier-rules.js';
 import { passwordProblem } from '../core/auth/password-rule.js';
 import { VtsError } from '../errors.js';

@@ -1,7 +1,7 @@
 /** `vts user add|passwd|list|remove`: the accounts (owners) of the server. */
 import type { Command } from 'commander';
-import { auditCli } from '../audit.js';
-import { resolveOptions } from '../config.js';
+import { auditCli } from '../util/audit.js';
+import { resolveOptions } from '../util/config.js';
 import { hashPassword } from '../auth/password.js';
 import { MIN_PASSWORD_LENGTH } from '../core/auth/password-rule.js';
 import { normaliseRights } from '../core/auth/rights.js';

@@ -1,7 +1,7 @@
 /** `vts vehicle add|list|remove`: the vehicles (cars and peer servers) of the server. */
 import type { Command } from 'commander';
-import { auditCli } from '../audit.js';
-import { resolveOptions } from '../config.js';
+import { auditCli } from '../util/audit.js';
+import { resolveOptions } from '../util/config.js';
 import { formatUtc } from '../core/time.js';
 import { VtsError } from '../errors.js';
 import type { VehicleType } from '../store/store.js';

@@ -9,7 +9,7 @@ import type { CommandJobs } from '../hub/commands/command-jobs.js';
 import type { Hub } from '../hub/hub.js';
 import type { Store } from '../store/store.js';
 import type { WebOptions } from './web.js';
-import type { Readiness } from '../readiness.js';
+import type { Readiness } from '../hub/readiness.js';
 
 /** `/health`, `/ready` and `/metrics` (src/http/ops.ts). */
 export interface OpsContext {

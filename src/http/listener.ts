@@ -2,7 +2,7 @@
 import type { Server } from 'node:http';
 import type { TlsOptions } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
-import { listen } from '../listen.js';
+import { listen } from '../util/listen.js';
 import { buildHttpApp } from './app.js';
 import type { HttpContext } from './context.js';
 

@@ -4,7 +4,7 @@
  */
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type TlsOptions } from 'node:tls';
-import { listen } from '../listen.js';
+import { listen } from '../util/listen.js';
 import type { MpConnection } from './connection.js';
 import type { MpContext } from './context.js';
 import { acceptSocket } from './socket-link.js';

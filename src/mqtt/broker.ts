@@ -23,7 +23,7 @@ import type { PasswordChecker } from '../auth/password-checker.js';
 import { hasRight } from '../core/auth/rights.js';
 import { userAccount, type LoginGuard } from '../auth/login-guard.js';
 import { topicAccess } from '../core/mqtt/acl.js';
-import { listen } from '../listen.js';
+import { listen } from '../util/listen.js';
 import { GuardedConnection } from './guarded-connection.js';
 import { clusterAdapters, type BrokerCluster } from './cluster-adapters.js';
 import type { Store } from '../store/store.js';

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { LoginGuard } from '../auth/login-guard.js';
 import type { PasswordChecker } from '../auth/password-checker.js';
 import type { Hub } from '../hub/hub.js';
-import { describeListenError, type ListenerSpec } from '../listen.js';
+import { describeListenError, type ListenerSpec } from '../util/listen.js';
 import type { Store } from '../store/store.js';
 import { startBroker, type EmbeddedBroker } from './broker.js';
 import { MqttBridge } from './bridge.js';

@@ -5,7 +5,7 @@
  * The thread has its own database connection, providers and dispatcher; this side starts it,
  * tells it to look at the outbox, stops it, and starts it again if it dies.
  */
-import type { LogFormat } from '../log.js';
+import type { LogFormat } from '../util/log.js';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
@@ -24,7 +24,7 @@ export interface DeliveryThreadData {
   /** Who claims deliveries (the node id in a cluster). */
   claimer: string;
   logLevel: string;
-  /** JSON or pretty, as the server's own log (src/log.ts). */
+  /** JSON or pretty, as the server's own log (src/util/log.ts). */
   logFormat?: LogFormat;
 }
 

@@ -6,7 +6,7 @@
  */
 import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { createLogger } from '../log.js';
+import { createLogger } from '../util/log.js';
 import { openStore } from '../store/open.js';
 import { logOutage, logStoreFailure } from '../store/outage.js';
 import { Dispatcher } from './dispatcher.js';

@@ -4,7 +4,7 @@
  * dispatcher delivers it through the providers. A node of a cluster writes the notifications of
  * its own cars; every node works off the shared outbox, each delivery on one node at a time.
  */
-import { logFormatOf } from '../log.js';
+import { logFormatOf } from '../util/log.js';
 import type { Logger } from 'pino';
 import type { Channel } from '../core/push/channels.js';
 import type { Notifier, PushNotification } from '../hub/notifications/notifier.js';

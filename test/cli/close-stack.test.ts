@@ -1,12 +1,12 @@
 /**
- * The stack of closers that `startServer` builds (src/close-stack.ts): last pushed closes first, a
+ * The stack of closers that `startServer` builds (src/server/close-stack.ts): last pushed closes first, a
  * group closes its members together at the place it took, a failing closer does not stop the rest.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { CloseStack } from '../../src/close-stack.js';
-import { createLogger } from '../../src/log.js';
+import { CloseStack } from '../../src/server/close-stack.js';
+import { createLogger } from '../../src/util/log.js';
 
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 

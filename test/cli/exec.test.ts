@@ -18,7 +18,7 @@ import { connectAsync } from 'mqtt';
 import ssh2 from 'ssh2';
 import { hashApiToken, newApiToken } from '../../src/auth/api-token.js';
 import { fingerprintOf } from '../../src/cli/exec/ssh.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/util/log.js';
 import { generateEd25519 } from '../../src/module/links/ssh-keys.js';
 import { EmulatedModule } from '../../src/module/module.js';
 import { eventually } from '../mp/helpers.js';

@@ -1,8 +1,8 @@
-/** The open-files limit as vts reads and reports it at start (src/fd-limit.ts). */
+/** The open-files limit as vts reads and reports it at start (src/server/fd-limit.ts). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseFdLimit, readFdLimit, reportFdLimit, type FdLimit } from '../../src/fd-limit.js';
-import { createLogger } from '../../src/log.js';
+import { parseFdLimit, readFdLimit, reportFdLimit, type FdLimit } from '../../src/server/fd-limit.js';
+import { createLogger } from '../../src/util/log.js';
 
 const LIMITS = `Limit                     Soft Limit           Hard Limit           Units
 Max cpu time              unlimited            unlimited            seconds

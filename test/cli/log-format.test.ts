@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { createLogger } from '../../src/log.js';
-import { prettyLine } from '../../src/log-pretty.js';
+import { createLogger } from '../../src/util/log.js';
+import { prettyLine } from '../../src/util/log-pretty.js';
 import { FREE_PORTS, exitCode, listening, serveProcess } from './serve-process.js';
 import { spawnVts } from './spawn-helpers.js';
 

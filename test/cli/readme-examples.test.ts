@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/util/log.js';
 import { generateEd25519 } from '../../src/module/links/ssh-keys.js';
 import { EmulatedModule } from '../../src/module/module.js';
 import { eventually } from '../mp/helpers.js';

@@ -11,8 +11,8 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { createLogger } from '../../src/log.js';
-import { startServer } from '../../src/server.js';
+import { createLogger } from '../../src/util/log.js';
+import { startServer } from '../../src/server/server.js';
 import { TLS_CERT, TLS_KEY } from '../support/server.js';
 import { MAIN, hasStack, plainLines, spawnVts, tempFolder, unprivileged, unprivilegedPortStart, type Exited } from './spawn-helpers.js';
 

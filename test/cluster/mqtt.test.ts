@@ -8,7 +8,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { connectAsync, type IPublishPacket } from 'mqtt';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/util/log.js';
 import { EmulatedModule } from '../../src/module/module.js';
 import { eventually } from '../mp/helpers.js';
 import { CARPASS, VEHICLE, countsEverywhere, readUntil, skipCluster, startCluster, type Node } from './harness.js';

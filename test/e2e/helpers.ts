@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { chromium as playwright, type Browser, type Page } from 'playwright-core';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/util/log.js';
 import { EmulatedModule } from '../../src/module/module.js';
 import { CHROMIUM_PATH } from '../support/services.js';
 

@@ -7,7 +7,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { startV2Module } from '../support/module.js';
-import type { ServerConfig } from '../../src/server.js';
+import type { ServerConfig } from '../../src/server/server.js';
 import { eventually } from '../mp/helpers.js';
 import { httpHarness, type HttpHarness } from './helpers.js';
 

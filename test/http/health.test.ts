@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { needs, postgres } from '../support/services.js';
 import { freshSchema } from '../support/postgres.js';
-import { SERVER_VERSION } from '../../src/version.js';
+import { SERVER_VERSION } from '../../src/util/version.js';
 import { startTestServer } from '../support/server.js';
 import { httpHarness, send } from './helpers.js';
 import { proxyPostgres } from '../support/tcp-proxy.js';

@@ -8,7 +8,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { TestContext } from 'node:test';
 import { MpClient } from '../../src/mp-client/mp-client.js';
-import type { ServerConfig } from '../../src/server.js';
+import type { ServerConfig } from '../../src/server/server.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 export interface HttpResponse {

@@ -16,7 +16,7 @@ import { API_ROUTES, apiErrorStyle } from '../../src/http/api-hall.js';
 import { MQAPI_CALLS } from '../../src/http/mqapi/routes.js';
 import { buildOpenApiDocument, openApiJson } from '../../src/http/openapi/document.js';
 import { HTTP_METHODS, type Operation, type OpenApiDocument, type Parameter, type Reference, type Response } from '../../src/http/openapi/types.js';
-import { SERVER_VERSION } from '../../src/version.js';
+import { SERVER_VERSION } from '../../src/util/version.js';
 import { send } from './helpers.js';
 import { injectHarness, type InjectHarness } from './inject.js';
 import { startTestServer } from '../support/server.js';

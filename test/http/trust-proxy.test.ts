@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { parseTrustedProxies, trustedProxyCheck } from '../../src/trusted-proxies.js';
+import { parseTrustedProxies, trustedProxyCheck } from '../../src/server/trusted-proxies.js';
 import { startTestServer } from '../support/server.js';
 
 /** A GET on a connection of its own; resolves to the status once the whole answer is read. */

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import type { CommandOutcome } from '../../src/core/commands/result.js';
 import { isVtsError, VtsError } from '../../src/errors.js';
 import { auditedElsewhere, CommandService, type CommandJob, type CommandResult, type CommandTransport, type JobRequest, type RemoteRoutes } from '../../src/hub/commands/command-service.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/util/log.js';
 import type { CommandAuditEntry, Store } from '../../src/store/store.js';
 
 function local(name: string, reaches: boolean): CommandTransport & { ran: string[] } {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { CommandOutcome } from '../../src/core/commands/result.js';
 import { isVtsError } from '../../src/errors.js';
 import { CommandService, type CommandJob, type CommandTransport } from '../../src/hub/commands/command-service.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/util/log.js';
 import type { CommandAuditEntry, Store } from '../../src/store/store.js';
 
 test('shutdown answers the running and the queued command at once, then refuses new ones', async () => {

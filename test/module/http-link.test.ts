@@ -10,7 +10,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { Writable } from 'node:stream';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/util/log.js';
 import type { CommandRunner } from '../../src/module/console/services.js';
 import { ModuleHttpLink, type ModuleHttpLinkOptions } from '../../src/module/links/http-link.js';
 import { send, type HttpResponse, type RequestOptions } from '../http/helpers.js';

@@ -6,7 +6,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/util/log.js';
 import type { Notification } from '../../src/module/console/services.js';
 import { renderL } from '../../src/core/metrics/v2-records.js';
 import { EmulatedModule } from '../../src/module/module.js';

@@ -9,10 +9,10 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/util/log.js';
 import { MpClient, type MpMessage } from '../../src/mp-client/mp-client.js';
 import { EmulatedModule } from '../../src/module/module.js';
-import { startServer } from '../../src/server.js';
+import { startServer } from '../../src/server/server.js';
 import { eventually } from '../mp/helpers.js';
 import { freePort } from './module-cli.js';
 import { startTestServer, type TestServer } from '../support/server.js';

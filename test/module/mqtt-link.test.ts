@@ -22,7 +22,7 @@ import { Aedes, type AuthenticateError } from 'aedes';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { newMetricSet } from '../../src/core/metrics/catalog.js';
 import { metricPayload } from '../../src/core/metrics/payload.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/util/log.js';
 import type { NumberParam } from '../../src/module/links/mqtt-channel.js';
 import { matchesList, modifiedInterval } from '../../src/module/links/mqtt-metrics.js';
 import { EmulatedModule, type ModuleOptions } from '../../src/module/module.js';

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import ssh2 from 'ssh2';
 import type { ClientChannel, ConnectConfig, ParsedKey, PublicKeyAuthMethod } from 'ssh2';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/util/log.js';
 import type { CommandRunner } from '../../src/module/console/services.js';
 import { ModuleSshLink, type ModuleSshLinkOptions } from '../../src/module/links/ssh-link.js';
 import { generateEd25519 } from '../../src/module/links/ssh-keys.js';

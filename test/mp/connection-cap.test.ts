@@ -10,9 +10,9 @@ import { request } from 'node:http';
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { connect as mqttConnect } from 'mqtt';
-import { ConnectionCap } from '../../src/connection-cap.js';
+import { ConnectionCap } from '../../src/server/connection-cap.js';
 import { addressKey, isLoopback, normaliseAddress } from '../../src/core/address-key.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/util/log.js';
 import { startTestServer, TLS_CERT, TLS_KEY, type TestServer } from '../support/server.js';
 import { eventually } from './helpers.js';
 

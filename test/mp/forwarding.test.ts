@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SERVER_VERSION } from '../../src/version.js';
+import { SERVER_VERSION } from '../../src/util/version.js';
 import { assertRecentT, harness, m, roundTrip } from './helpers.js';
 
 test('car data messages are forwarded to every app and batch client, each followed by T0', async (ctx) => {

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { MpClient, type ClientType, type MpMessage } from '../../src/mp-client/mp-client.js';
-import type { ServerConfig } from '../../src/server.js';
+import type { ServerConfig } from '../../src/server/server.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 export type { MpMessage };

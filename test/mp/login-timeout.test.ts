@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { connect as netConnect } from 'node:net';
 import { MpClient } from '../../src/mp-client/mp-client.js';
 import { rawConnect } from '../../src/mp-client/raw-connection.js';
-import { DEFAULT_LOGIN_TIMEOUT_MS } from '../../src/server.js';
+import { DEFAULT_LOGIN_TIMEOUT_MS } from '../../src/server/server.js';
 import { startTestServer, TLS_CERT, TLS_KEY, type TestServer } from '../support/server.js';
 
 let t: TestServer;

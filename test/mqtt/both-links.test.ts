@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/util/log.js';
 import { EmulatedModule } from '../../src/module/module.js';
 import { eventually } from '../mp/helpers.js';
 import { mqttHarness, type MqttHarness } from './harness.js';

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { DeliveryThread } from '../../src/push/delivery-thread.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/util/log.js';
 
 const FAKE = new URL('../support/push/fake-delivery-worker.ts', import.meta.url);
 

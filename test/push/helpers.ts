@@ -3,7 +3,7 @@
  * configured to deliver to them, an MP app that subscribes with `p`, and a car that raises `P`.
  */
 import type { TestContext } from 'node:test';
-import type { ServerConfig } from '../../src/server.js';
+import type { ServerConfig } from '../../src/server/server.js';
 import type { PushConfig } from '../../src/push/push-config.js';
 import type { NotificationView } from '../../src/store/push-store.js';
 import { startApnsEndpoint, type ApnsEndpoint } from '../support/push/apns-endpoint.js';

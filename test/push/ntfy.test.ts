@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { NO_ANSWER } from '../../src/push/providers/webhook.js';
 import { createNtfyProvider, headerValue, ntfyPriority, ntfyRequest, ntfyTags } from '../../src/push/providers/ntfy.js';
 import type { DeliveryItem, ProviderDeps, PushProvider } from '../../src/push/provider.js';
-import { VERSION } from '../../src/version.js';
+import { VERSION } from '../../src/util/version.js';
 import { HttpReceiver } from '../support/push/http-receiver.js';
 import { deliveryItem } from '../support/push/delivery-item.js';
 

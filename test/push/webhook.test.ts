@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { NOT_ALLOWED, NO_ANSWER, createWebhookProvider, webhookBody, webhookPayload, webhookSignature } from '../../src/push/providers/webhook.js';
 import type { DeliveryItem, ProviderDeps, PushProvider } from '../../src/push/provider.js';
 import { addressPolicy, parseAllowList } from '../../src/push/providers/address-policy.js';
-import { VERSION } from '../../src/version.js';
+import { VERSION } from '../../src/util/version.js';
 import { HttpReceiver } from '../support/push/http-receiver.js';
 import { deliveryItem } from '../support/push/delivery-item.js';
 

@@ -1,7 +1,7 @@
 /** An emulated module (`vts module`'s EmulatedModule) on a test server's MP port, logged in. */
 import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/util/log.js';
 import { EmulatedModule } from '../../src/module/module.js';
 import { eventually } from '../mp/helpers.js';
 import type { TestServer } from './server.js';

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { hashPassword } from '../../src/auth/password.js';
-import { createLogger } from '../../src/log.js';
-import { startServer, type RunningServer, type ServerConfig } from '../../src/server.js';
+import { createLogger } from '../../src/util/log.js';
+import { startServer, type RunningServer, type ServerConfig } from '../../src/server/server.js';
 import { TEST_DATABASE, freshSchema } from './postgres.js';
 
 export const FIXTURES = new URL('../fixtures/', import.meta.url);

@@ -4,7 +4,7 @@
  * stored. Where REF lists the token itself, vts lists that hash: it identifies the token (it can
  * be passed to DELETE) but cannot be used to log in.
  */
-import { audit } from '../../audit.js';
+import { audit } from '../../util/audit.js';
 import { clientAddress } from '../params.js';
 import { hashApiToken, newApiToken } from '../../auth/api-token.js';
 import { hasRight, parseRights } from '../../core/auth/rights.js';

@@ -6,7 +6,7 @@
  * rendered at `/api/docs` (routes.ts); test/http/openapi-*.test.ts check it against the routes the
  * server answers and the golden bodies.
  */
-import { SERVER_VERSION } from '../../version.js';
+import { SERVER_VERSION } from '../../util/version.js';
 import type { ApiGroup } from '../api-call.js';
 import { API_V2 } from '../api-v2/routes.js';
 import { COMMAND_API } from '../command/routes.js';

@@ -3,7 +3,7 @@
  * account password. Only a caller that proved the account password (not an API token) may; the
  * current password is checked again; the user's other web sessions end.
  */
-import { audit } from '../../audit.js';
+import { audit } from '../../util/audit.js';
 import { userAccount } from '../../auth/login-guard.js';
 import { hashPassword } from '../../auth/password.js';
 import { passwordProblem } from '../../core/auth/password-rule.js';

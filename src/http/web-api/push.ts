@@ -4,7 +4,7 @@
  * notification history with each delivery's attempts. Reading needs a login; changing needs the
  * right `push.admin` (or `admin`; a web session has every right).
  */
-import { audit } from '../../audit.js';
+import { audit } from '../../util/audit.js';
 import { clientAddress } from '../params.js';
 import { subscriptionChannel, isTargetKind } from '../../core/push/channels.js';
 import { MAX_TARGETS, maskedUrl, targetSecretProblem, targetUrlProblem } from '../../core/push/targets.js';

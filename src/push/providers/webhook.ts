@@ -6,7 +6,7 @@
  * only addresses the operator allows (src/push/providers/address-policy.ts).
  */
 import { createHmac } from 'node:crypto';
-import { VERSION } from '../../version.js';
+import { VERSION } from '../../util/version.js';
 import type { DeliveryItem, ProviderDeps, PushProvider, SendResult } from '../provider.js';
 import { addressPolicy, guardedLookup, isRefusal, literalAllowed, type AddressPolicy } from './address-policy.js';
 import { detailLine } from './detail-line.js';

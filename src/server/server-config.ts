@@ -1,13 +1,13 @@
-/** What `startServer` (src/server.ts) is given: the settings of `vts serve`, each with its default. */
-import type { LoginLimits } from './core/login-throttle.js';
-import type { InactivityTimeouts } from './core/mp/inactivity.js';
-import type { RateLimitOptions } from './core/rate-limit.js';
-import type { ClusterConfig } from './cluster/parts.js';
-import type { CommandServiceOptions } from './hub/commands/command-service.js';
-import type { MqttConfig } from './mqtt/start.js';
-import type { WebOptions } from './http/web.js';
-import type { MpLimits } from './mp/context.js';
-import type { PushConfig } from './push/push-config.js';
+/** What `startServer` (src/server/server.ts) is given: the settings of `vts serve`, each with its default. */
+import type { LoginLimits } from '../core/login-throttle.js';
+import type { InactivityTimeouts } from '../core/mp/inactivity.js';
+import type { RateLimitOptions } from '../core/rate-limit.js';
+import type { ClusterConfig } from '../cluster/parts.js';
+import type { CommandServiceOptions } from '../hub/commands/command-service.js';
+import type { MqttConfig } from '../mqtt/start.js';
+import type { WebOptions } from '../http/web.js';
+import type { MpLimits } from '../mp/context.js';
+import type { PushConfig } from '../push/push-config.js';
 
 export interface ServerConfig {
   dataDir: string;

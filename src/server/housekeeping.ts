@@ -4,15 +4,15 @@
  * counts); every few seconds the API sessions that have been idle too long end.
  */
 import type { Logger } from 'pino';
-import type { LoginGuard } from './auth/login-guard.js';
-import { startOfUtcDay } from './core/time.js';
-import type { RateLimiter } from './core/rate-limit.js';
-import { isVtsError } from './errors.js';
-import type { ApiSessions } from './hub/sessions/api-sessions.js';
-import type { Hub } from './hub/hub.js';
-import type { PushService } from './push/push-service.js';
-import { logStoreFailure } from './store/outage.js';
-import type { Store } from './store/store.js';
+import type { LoginGuard } from '../auth/login-guard.js';
+import { startOfUtcDay } from '../core/time.js';
+import type { RateLimiter } from '../core/rate-limit.js';
+import { isVtsError } from '../errors.js';
+import type { ApiSessions } from '../hub/sessions/api-sessions.js';
+import type { Hub } from '../hub/hub.js';
+import type { PushService } from '../push/push-service.js';
+import { logStoreFailure } from '../store/outage.js';
+import type { Store } from '../store/store.js';
 
 const PURGE_BATCH = 2500;
 

@@ -7,9 +7,9 @@
  * which check failed in a few fixed words; the database's own error goes to the log.
  */
 import type { Logger } from 'pino';
-import type { Cluster } from './hub/cluster/cluster.js';
-import { isOutage } from './store/outage.js';
-import type { Store } from './store/store.js';
+import type { Cluster } from './cluster/cluster.js';
+import { isOutage } from '../store/outage.js';
+import type { Store } from '../store/store.js';
 
 /** A store read that has not answered by then counts as failed. */
 const STORE_TIMEOUT_MS = 2000;

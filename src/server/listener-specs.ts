@@ -1,8 +1,8 @@
 /** The listeners a server's configuration asks for, with the option that sets each port (for its errors). */
-import type { ListenerSpec } from './listen.js';
-import type { MqttConfig } from './mqtt/start.js';
+import type { ListenerSpec } from '../util/listen.js';
+import type { MqttConfig } from '../mqtt/start.js';
 
-/** The ports of a server's configuration (`ServerConfig`, src/server-config.ts). */
+/** The ports of a server's configuration (`ServerConfig`, src/server/server-config.ts). */
 export interface ListenerPorts {
   mpPort: number;
   mpTlsPort: number;

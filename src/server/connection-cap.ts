@@ -11,7 +11,7 @@
  * whole /64 to pick addresses from.
  */
 import type { Server, Socket } from 'node:net';
-import { addressKey } from './core/address-key.js';
+import { addressKey } from '../core/address-key.js';
 import type { Logger } from 'pino';
 
 /**

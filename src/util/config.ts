@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { VtsError, isVtsError } from './errors.js';
+import { VtsError, isVtsError } from '../errors.js';
 
 export function envName(longFlag: string): string {
   return 'VTS_' + longFlag.replace(/^--/, '').replace(/-/g, '_').toUpperCase();

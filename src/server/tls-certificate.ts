@@ -17,7 +17,7 @@ import { Server as TlsServer, createSecureContext } from 'node:tls';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import type { Server } from 'node:net';
 import type { Logger } from 'pino';
-import { VtsError } from './errors.js';
+import { VtsError } from '../errors.js';
 
 export interface TlsPair {
   cert: Buffer;

@@ -1,7 +1,7 @@
 /** Starts a listener of any adapter (MP, HTTP, MQTT): resolves with the port taken (for port 0). */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Server } from 'node:net';
-import { VtsError } from './errors.js';
+import { VtsError } from '../errors.js';
 
 /** Set up on a server before it listens (the per-address connection cap). */
 export type ListenerGuard = (server: Server) => void;
