@@ -1,5 +1,5 @@
 /**
- * The one credential check of vts (http-api-v2.md §3.2): a user name with either the account
+ * The one credential check of vts (docs/protocol/http-api-v2.md §3.2): a user name with either the account
  * password (rights: the account's, `*` by default) or one of that user's API tokens (rights: the
  * token's permit). Used by the MP scheme-1 login and by the HTTP API.
  */

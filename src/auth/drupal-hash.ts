@@ -1,6 +1,6 @@
 /**
  * Drupal 7 password hashes (`$S$…`), as the reference server's AuthDrupal checks them
- * (http-api-v2.md §3.2): accounts imported from a reference server (`vts import`) keep the hash
+ * (docs/protocol/http-api-v2.md §3.2): accounts imported from a reference server (`vts import`) keep the hash
  * they had, log in with the password they had, and get vts's own hash at their first login.
  *
  * Format: `$S$`, one character giving log2 of the iteration count (in the alphabet below), an

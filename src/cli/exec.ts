@@ -1,6 +1,6 @@
 /**
  * `vts exec VEHICLE COMMAND...`: runs a console command (or JavaScript, or an MP command) on a
- * vehicle module over any of its command paths (command-execution.md §1), prints the
+ * vehicle module over any of its command paths (docs/protocol/commands.md §1), prints the
  * output on stdout and exits 0, or 1 with a one-line `vts: …` on stderr when the command failed or
  * could not be run:
  * - `server` (default): the server's JSON command API `POST /api/command/<VEHICLE>`;
@@ -65,7 +65,7 @@ function parseMpCode(value: string | number): number {
   return Number(text);
 }
 
-/** The extended syntax of the apps' command shells (command-execution.md §8.2): `#…`, `*…#`, `@…`. */
+/** The extended syntax of the apps' command shells (docs/protocol/commands.md §8.2): `#…`, `*…#`, `@…`. */
 function isExtended(text: string): boolean {
   return text.startsWith('#') || (text.startsWith('*') && text.endsWith('#') && text.length > 2) || (text.startsWith('@') && text.length > 1);
 }

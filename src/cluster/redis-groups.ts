@@ -1,5 +1,5 @@
 /**
- * Group data (mp-protocol.md §14) of the cars of every node, in Redis: `g:<group>` maps each car's
+ * Group data (docs/protocol/mp.md §14) of the cars of every node, in Redis: `g:<group>` maps each car's
  * vehicle id to `[node, data]`, `groups` lists the groups. A node that is gone takes its cars'
  * entries with it.
  */

@@ -1,5 +1,5 @@
 /**
- * The HTTP rate limiter of the reference server (http-api-v2.md §1.1), per client address:
+ * The HTTP rate limiter of the reference server (docs/protocol/http-api-v2.md §1.1), per client address:
  * a new address starts with `burst` requests (the first is not charged), each later request costs
  * one, every minute adds `perMinute` up to `max`, and an address is forgotten `expireSeconds`
  * after its last request. Pure: the caller passes the clock and runs `tick` once a minute.

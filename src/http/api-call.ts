@@ -21,7 +21,7 @@ export interface ApiCall {
 }
 
 export interface ApiRoute {
-  /** Any of these rights is needed (http-api-v2.md §3.3); none = any authenticated caller. */
+  /** Any of these rights is needed (docs/protocol/http-api-v2.md §3.3); none = any authenticated caller. */
   rights?: readonly string[];
   /** The handler authenticates by itself (the web sign-in): `principal` is a placeholder. */
   public?: boolean;

@@ -1,5 +1,5 @@
 /**
- * The hall of `/api`: the one dispatcher of every call under `/api` (http-api-v2.md §2). Each group
+ * The hall of `/api`: the one dispatcher of every call under `/api` (docs/protocol/http-api-v2.md §2). Each group
  * of calls registers its routes in the table of its folder (`routes.ts`: method, path, handler with
  * its options, OpenAPI description); the hall finds a call by `<METHOD>:<first segment after /api>`.
  * Unknown calls are 404 before any authentication, then authentication (401), then rights (403

@@ -1,5 +1,5 @@
 /**
- * Who is calling (http-api-v2.md §3.1): a session cookie naming a live session, else `username`
+ * Who is calling (docs/protocol/http-api-v2.md §3.1): a session cookie naming a live session, else `username`
  * and `password` (the account password or an API token of that user) from the query string or,
  * for a POST, the form body. Every check goes through the login guard (src/auth/login-guard.ts):
  * an attempt over a limit is not checked and answers 429 with `Retry-After`.

@@ -1,5 +1,5 @@
 /**
- * Responses as the reference server shapes them (http-api-v2.md §1, §2.1): its reason phrases,
+ * Responses as the reference server shapes them (docs/protocol/http-api-v2.md §1, §2.1): its reason phrases,
  * `Cache-Control: max-age=0`, `Expires` equal to `Date`, CORS on every response, plain-text
  * bodies ending in a newline, JSON with sorted keys and a trailing newline.
  */
@@ -54,7 +54,7 @@ export function sendJson(reply: FastifyReply, code: number, body: JsonValue, rea
   return sendJsonText(reply, code, canonicalJson(body), reason);
 }
 
-// The common error answers (http-api-v2.md §2.1)
+// The common error answers (docs/protocol/http-api-v2.md §2.1)
 export const unrecognised = (r: FastifyReply) => sendText(r, 404, 'Unrecognised API call', 'Unrecognised API call');
 export const notFound = (r: FastifyReply) => sendText(r, 404, 'not found');
 export const unauthorized = (r: FastifyReply) => sendText(r, 401, 'Authentication failed');

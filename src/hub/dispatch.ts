@@ -1,5 +1,5 @@
 /**
- * The dispatch table of mp-protocol.md §9: one handler per message code, chosen by the code and
+ * The dispatch table of docs/protocol/mp.md §9: one handler per message code, chosen by the code and
  * the sender's client type. Paranoid `E` messages are unwrapped by their own handler, which
  * re-enters the table for commands and responses.
  */

@@ -1,7 +1,7 @@
 /**
  * The hub: the one stateful service. It knows which car, apps, batch clients and API sessions are
  * connected to which vehicle on this node, learns through its Cluster what the other nodes hold,
- * routes messages between them (mp-protocol.md §8–§16) and talks to the store. It has no socket
+ * routes messages between them (docs/protocol/mp.md §8–§16) and talks to the store. It has no socket
  * code: adapters hand it `Peer`s and decoded messages.
  *
  * "Seen" implies "committed": what the hub passes on to apps, batch clients, live watchers,
@@ -161,7 +161,7 @@ export class Hub implements HubPort {
     return this.links.peers();
   }
 
-  // --- HTTP API sessions and live streams as apps (http-api-v2.md §4.5, product spec §3) ---
+  // --- HTTP API sessions and live streams as apps (docs/protocol/http-api-v2.md §4.5) ---
 
   /**
    * Registers an API session or live stream (by key) as an app of the vehicle and tells the car its
@@ -276,11 +276,11 @@ export class Hub implements HubPort {
     if (peers !== null) this.store.afterCommit(() => peers.forEach((p) => this.deliverNow(p, code, data, undefined)));
   }
 
-  // --- login and logout (mp-protocol.md §8, §13.3) ---
+  // --- login and logout (docs/protocol/mp.md §8, §13.3) ---
 
   /** Registers a freshly authenticated peer and performs the after-login exchange of §8. */
   async attach(peer: Peer, vehicle: Vehicle): Promise<void> {
-    if (peer.clientType === 'S') return; // REF does nothing with peer servers (mp-protocol.md §8.4)
+    if (peer.clientType === 'S') return; // REF does nothing with peer servers (docs/protocol/mp.md §8.4)
     const link = this.links.getOrCreate(vehicle.id, vehicle.ownerId);
     switch (peer.clientType) {
       case 'C':
@@ -446,7 +446,7 @@ export class Hub implements HubPort {
     return this.store.addHistorical(historicalRecord(this, vehicleId, rec), true);
   }
 
-  // --- notifications (mp-protocol.md §12) ---
+  // --- notifications (docs/protocol/mp.md §12) ---
 
   /** Records a push notification, and hands it to the notifiers and live watchers (src/hub/notifications/notifications.ts). */
   notify(ownerId: number, vehicleId: string, alertType: string, text: string): void {

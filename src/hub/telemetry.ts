@@ -26,7 +26,7 @@ export const NO_TELEMETRY: Telemetry = {
   storeCommit: () => undefined,
 };
 
-/** The outcome label of a command's MP result code (mp-messages.md §5.1). */
+/** The outcome label of a command's MP result code (docs/protocol/messages.md §5.1). */
 export function commandOutcomeOf(result: number): string {
   return ['ok', 'failed', 'unsupported', 'unimplemented'][result] ?? 'failed';
 }

@@ -1,5 +1,5 @@
 /**
- * The reference server's database (MySQL/MariaDB, http-api-v2.md §7) as `vts import` reads it:
+ * The reference server's database (MySQL/MariaDB, docs/protocol/http-api-v2.md §7) as `vts import` reads it:
  * the URL, a read-only connection (mysql2), the check that it holds the reference's tables, row
  * counts, and rows streamed in key order, a batch at a time, with bounded memory. It never writes:
  * the session is READ ONLY, so a statement that would write fails in the server.

@@ -1,5 +1,5 @@
 /**
- * The rows of a reference server's database (http-api-v2.md §7) as vts keeps them: pure mapping
+ * The rows of a reference server's database (docs/protocol/http-api-v2.md §7) as vts keeps them: pure mapping
  * and validation, no I/O. A row vts cannot keep becomes a `Skip`: `bad` when it breaks one of
  * vts's rules (reported row by row), else an ordinary reason (expired, deleted: only counted).
  */

@@ -1,5 +1,5 @@
 /**
- * The module's configuration store (`config list|get|set|rm`, module-console.md §8), in memory and
+ * The module's configuration store (`config list|get|set|rm`, docs/protocol/module-console.md §8), in memory and
  * seeded from the emulator's options. Parameters and titles follow the firmware; `password` is
  * protected (instances listed, values never shown).
  */

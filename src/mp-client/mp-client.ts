@@ -8,7 +8,7 @@
  * const app = await MpClient.connect({
  *   host: '127.0.0.1', port: 6867, clientType: 'A', vehicleId: 'DEMO1', scheme: 0, password: 'NETPASS',
  * });
- * await app.waitFor('T');            // Z, stored messages, then T<secs> (mp-protocol.md §8.1)
+ * await app.waitFor('T');            // Z, stored messages, then T<secs> (docs/protocol/mp.md §8.1)
  * app.send('A');
  * assert.deepEqual(await app.next(), { code: 'a', data: '' });
  * await app.close();
@@ -109,7 +109,7 @@ export class MpClient extends EventEmitter<MpClientEvents> {
     return this.sessionUsername;
   }
 
-  /** Scheme 1: all vehicle ids the server listed in `MP-S 1` (mp-protocol.md §5.1). Scheme 0: []. */
+  /** Scheme 1: all vehicle ids the server listed in `MP-S 1` (docs/protocol/mp.md §5.1). Scheme 0: []. */
   get vehicles(): readonly string[] {
     return this.sessionVehicles;
   }

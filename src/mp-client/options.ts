@@ -22,7 +22,7 @@ export interface MpClientBaseOptions {
   defaultTimeoutMs?: number;
   /**
    * Answer every received ping `A` with `a` automatically (useful for a car, which the server
-   * pings with `AFA`, mp-protocol.md §13.1). The ping is still delivered. Default false.
+   * pings with `AFA`, docs/protocol/mp.md §13.1). The ping is still delivered. Default false.
    */
   autoPong?: boolean;
   /**

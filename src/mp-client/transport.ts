@@ -1,6 +1,6 @@
 /**
  * Line-oriented links for the MP client: plain TCP, TLS, and WebSocket (`/apiv2`, one line per
- * text frame, mp-protocol.md §1, §6). A link only moves lines; it knows nothing about the MP.
+ * text frame, docs/protocol/mp.md §1, §6). A link only moves lines; it knows nothing about the MP.
  */
 import net from 'node:net';
 import tls from 'node:tls';
@@ -171,7 +171,7 @@ function openWebSocketLink(opts: LinkOptions, handlers: LinkHandlers): Promise<L
       const text = Array.isArray(data)
         ? Buffer.concat(data).toString('utf8')
         : Buffer.from(data as ArrayBuffer).toString('utf8');
-      // One line per frame; tolerate a trailing CR LF / LF (mp-protocol.md §6).
+      // One line per frame; tolerate a trailing CR LF / LF (docs/protocol/mp.md §6).
       handlers.line(text.endsWith('\n') ? stripCr(text.slice(0, -1)) : text);
     });
     ws.on('error', (err) => {

@@ -1,5 +1,5 @@
 /**
- * Login checks of the MP (mp-protocol.md §4.2, §5.1): scheme 0 by the vehicle's shared secret,
+ * Login checks of the MP (docs/protocol/mp.md §4.2, §5.1): scheme 0 by the vehicle's shared secret,
  * scheme 1 by user name and password or API token. Failures carry a reason for the log (never a
  * secret); the client learns nothing but a closed connection.
  */

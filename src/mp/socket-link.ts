@@ -1,6 +1,6 @@
 /**
  * A TCP or TLS socket as an MP line transport. The first bytes decide what the connection is:
- * `GET ` starts an HTTP request (the WebSocket upgrade of mp-protocol.md §6), anything else is
+ * `GET ` starts an HTTP request (the WebSocket upgrade of docs/protocol/mp.md §6), anything else is
  * the line protocol.
  */
 import type { Socket } from 'node:net';

@@ -1,5 +1,5 @@
 /**
- * The WebSocket transport of the MP (mp-protocol.md §6): `GET /apiv2` (or `/apiv2/`) on the MP
+ * The WebSocket transport of the MP (docs/protocol/mp.md §6): `GET /apiv2` (or `/apiv2/`) on the MP
  * ports upgrades to RFC 6455; each text or binary frame carries one line, each line the server
  * sends is one text frame without CR LF. Ping, pong and close frames are handled by `ws`.
  */

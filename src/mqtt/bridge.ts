@@ -1,5 +1,5 @@
 /**
- * The MQTT bridge (mqtt-v3.md §11): reads the v3 vehicles' topics from the broker
+ * The MQTT bridge (docs/protocol/mqtt-v3.md §11): reads the v3 vehicles' topics from the broker
  * (embedded or external, through a BrokerPort) and gives each known vehicle a BridgedVehicle that
  * plays its v2 car towards the hub.
  *

@@ -2,7 +2,7 @@
  * One vehicle of the MQTT bridge: its latest v3 metric values, its online state, its
  * presence announcement and its commands; the hub's V3Link for it.
  *
- * - Metrics (mqtt-v3.md §3.1): each payload is parsed as its catalog type (an empty one makes the
+ * - Metrics (docs/protocol/mqtt-v3.md §3.1): each payload is parsed as its catalog type (an empty one makes the
  *   metric undefined) and kept with the time it came. A live publish schedules a render of the v2
  *   records (§11, renderRecords of the core) a moment later, so that a burst of metrics makes one
  *   render; only records whose text changed go to the hub (stored, logged, forwarded like a car's).

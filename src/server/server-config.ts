@@ -57,7 +57,7 @@ export interface ServerConfig {
   sessionTimeout?: number;
   /** Idle seconds after which a web (dashboard) session ends (sliding). Default 7 days. */
   webSessionTimeout?: number;
-  /** The HTTP rate limiter (http-api-v2.md §1.1); `burst: 0` turns it off. */
+  /** The HTTP rate limiter (docs/protocol/http-api-v2.md §1.1); `burst: 0` turns it off. */
   rateLimit?: Partial<RateLimitOptions>;
   /** Largest HTTP request body (bytes). Default 64 KiB. */
   httpBodyLimit?: number;

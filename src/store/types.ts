@@ -45,7 +45,7 @@ export interface NewVehicle {
   type?: VehicleType;
 }
 
-/** The latest message of one code from a car (mp-protocol.md §9.1). */
+/** The latest message of one code from a car (docs/protocol/mp.md §9.1). */
 export interface CarMessage {
   code: string;
   data: string;

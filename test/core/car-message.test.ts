@@ -1,4 +1,4 @@
-/** Stored car messages (src/core/mp/car-message.ts, mp-protocol.md §8.1, §9.1). */
+/** Stored car messages (src/core/mp/car-message.ts, docs/protocol/mp.md §8.1, §9.1). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { repairStatus, replayOrder } from '../../src/core/mp/car-message.js';

@@ -1,6 +1,6 @@
 /**
  * Remote commands in the core (src/core/commands/): the extended syntax of the custom API
- * (command-execution.md §8.2), the kinds shell/js/mp, the outcome of `c` records, and the masking
+ * (docs/protocol/commands.md §8.2), the kinds shell/js/mp, the outcome of `c` records, and the masking
  * of secrets for the audit.
  */
 import { test } from 'node:test';

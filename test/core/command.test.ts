@@ -1,4 +1,4 @@
-/** Commands and responses (src/core/mp/command.ts, mp-protocol.md §11, mp-messages.md §5). */
+/** Commands and responses (src/core/mp/command.ts, docs/protocol/mp.md §11, docs/protocol/messages.md §5). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -87,7 +87,7 @@ test('failureResponse: <fn>,1,<encoded text>', () => {
   assert.equal(failureResponse(7, 'a, b\nc'), '7,1,a; b\rc');
 });
 
-test("encodeText is FW3's mp_encode: CR LF → CR, LF → CR, ',' → ';' (mp-messages.md §1)", () => {
+test("encodeText is FW3's mp_encode: CR LF → CR, LF → CR, ',' → ';' (docs/protocol/messages.md §1)", () => {
   assert.equal(encodeText('a\r\nb\nc\rd'), 'a\rb\rc\rd');
   assert.equal(encodeText('x,y,,z'), 'x;y;;z');
   assert.equal(encodeText('\n\n'), '\r\r');

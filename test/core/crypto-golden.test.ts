@@ -1,5 +1,5 @@
 /**
- * Golden vectors of mp-protocol.md §4.6 (scheme-0 handshake and session cipher), §10 (paranoid
+ * Golden vectors of docs/protocol/mp.md §4.6 (scheme-0 handshake and session cipher), §10 (paranoid
  * layer) and §7 (auto-provisioning), from test/fixtures/mp-handshake-vector.json.
  */
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-/** Digests and tokens (src/core/crypto/digest.ts, mp-protocol.md §4.1–§4.4). */
+/** Digests and tokens (src/core/crypto/digest.ts, docs/protocol/mp.md §4.1–§4.4). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { digestBase64, hmacMd5, randomToken, sessionKey, verifyDigest } from '../../src/core/crypto/digest.js';

@@ -1,4 +1,4 @@
-/** Group messages (src/core/mp/group.ts, mp-protocol.md §14). */
+/** Group messages (src/core/mp/group.ts, docs/protocol/mp.md §14). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { groupMessageData, parseGroupSubscription, parseGroupUpdate } from '../../src/core/mp/group.js';

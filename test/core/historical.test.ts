@@ -1,4 +1,4 @@
-/** Historical records (src/core/mp/historical.ts, mp-protocol.md §15, mp-messages.md §3.11). */
+/** Historical records (src/core/mp/historical.ts, docs/protocol/mp.md §15, docs/protocol/messages.md §3.11). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { historicalTimes, parseAckedH, parseH } from '../../src/core/mp/historical.js';

@@ -1,4 +1,4 @@
-/** MP message framing (src/core/mp/message.ts, mp-protocol.md §4.5, §5.2, mp-messages.md §1, §5.3). */
+/** MP message framing (src/core/mp/message.ts, docs/protocol/mp.md §4.5, §5.2, docs/protocol/messages.md §1, §5.3). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatScheme0, parseScheme0, parseScheme1, splitFields } from '../../src/core/mp/message.js';
@@ -12,7 +12,7 @@ test('parseScheme0: code and data', () => {
   });
 });
 
-test('parseScheme0 keeps CR, LF and commas in the data (mp-messages.md §5.3, command 49)', () => {
+test('parseScheme0 keeps CR, LF and commas in the data (docs/protocol/messages.md §5.3, command 49)', () => {
   assert.deepEqual(parseScheme0('MP-0 c7,0,line 1\rline 2\r'), { code: 'c', data: '7,0,line 1\rline 2\r' });
   assert.deepEqual(parseScheme0('MP-0 c49,0,AT+CSQ\n+CSQ: 20,99\n\nOK\n'), {
     code: 'c',

@@ -1,5 +1,5 @@
 /**
- * The standard v3 metric catalog (src/core/metrics/catalog.ts) against mqtt-v3.md §10: every
+ * The standard v3 metric catalog (src/core/metrics/catalog.ts) against docs/protocol/mqtt-v3.md §10: every
  * metric of §10.1–§10.5 once, the ★ ones with their type, units as the console labels them,
  * persistence (the P column), staleness classes and fixed decimals.
  */
@@ -89,7 +89,7 @@ v.t.pressure v.t.temp v.t.health v.t.alert
   .trim()
   .split(/\s+/);
 
-/** The unit labels of module-console.md §1 that native units use, plus '' (none), bytes and date. */
+/** The unit labels of docs/protocol/module-console.md §1 that native units use, plus '' (none), bytes and date. */
 const UNITS = new Set(['', 'bytes', 'date', '%', 'km', 'km/h', 'm', '°', '°C', 'kPa', 'V', 'A', 'Ah', 'kW', 'kWh', 'W', 'Wh/km', 'Sec', 'Min', 'dBm', 'm/s²']);
 
 const def = (name: string) => {

@@ -1,5 +1,5 @@
 /**
- * The plain text form of metric values (src/core/metrics/payload.ts, mqtt-v3.md §3.1) and its
+ * The plain text form of metric values (src/core/metrics/payload.ts, docs/protocol/mqtt-v3.md §3.1) and its
  * inverse for the MQTT bridge, with the C number formatting underneath (format.ts): `%g` with 6
  * significant digits, fixed decimals, ties to even on the exact binary value, int() truncation.
  */

@@ -1,4 +1,4 @@
-/** The scheme-0 line cipher (src/core/crypto/mp-cipher.ts, mp-protocol.md §4.4–§4.5). */
+/** The scheme-0 line cipher (src/core/crypto/mp-cipher.ts, docs/protocol/mp.md §4.4–§4.5). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MpCipher, rc4Once } from '../../src/core/crypto/mp-cipher.js';

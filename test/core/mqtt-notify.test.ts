@@ -1,5 +1,5 @@
 /**
- * v3 notifications and events on the v2 side (src/core/mqtt/notify.ts, mqtt-v3.md §5, §6, §11.6):
+ * v3 notifications and events on the v2 side (src/core/mqtt/notify.ts, docs/protocol/mqtt-v3.md §5, §6, §11.6):
  * info/alert texts MP-encoded (LF and CR LF → CR, `,` → `;`, already encoded ≤3.3.004 texts
  * unchanged), error payloads kept with their commas (line breaks → CR); the historical record of a
  * `notify/data` payload (first line only, malformed → null, the age as time difference with a

@@ -1,5 +1,5 @@
 /**
- * The v3 topic tree as the MQTT bridge reads it (src/core/mqtt/topics.ts, mqtt-v3.md §1.1, §2, §5,
+ * The v3 topic tree as the MQTT bridge reads it (src/core/mqtt/topics.ts, docs/protocol/mqtt-v3.md §1.1, §2, §5,
  * §6): metrics with dotted names, notify info/alert/error with one or more subtype levels (and the
  * dotted subtypes of ≤3.3.004), notify data with multi-level subtypes, entry ids and ages (bad ages
  * are not data), the legacy `event` and `event/<a>/<b>…`, command responses, everything else under

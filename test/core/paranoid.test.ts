@@ -1,4 +1,4 @@
-/** Paranoid wrappers (src/core/mp/paranoid.ts, mp-protocol.md §10). */
+/** Paranoid wrappers (src/core/mp/paranoid.ts, docs/protocol/mp.md §10). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseParanoid } from '../../src/core/mp/paranoid.js';

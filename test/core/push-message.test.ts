@@ -1,4 +1,4 @@
-/** The text of push notifications (src/core/push/message.ts, mp-protocol.md §12.1). */
+/** The text of push notifications (src/core/push/message.ts, docs/protocol/mp.md §12.1). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';

@@ -1,4 +1,4 @@
-/** Push subscriptions `p` (src/core/mp/push-subscription.ts, mp-protocol.md §12.2). */
+/** Push subscriptions `p` (src/core/mp/push-subscription.ts, docs/protocol/mp.md §12.2). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parsePushSubscription } from '../../src/core/mp/push-subscription.js';

@@ -1,5 +1,5 @@
 /**
- * The HTTP rate limiter (http-api-v2.md §1.1), pure (the clock is passed in): a new address
+ * The HTTP rate limiter (docs/protocol/http-api-v2.md §1.1), pure (the clock is passed in): a new address
  * starts with `burst` (its first request is not charged), each later request costs one and is
  * refused when the quota reaches 0, the minute tick adds `perMinute` up to `max` and forgets
  * addresses idle for `expireSeconds` (refused requests count as activity); `burst` 0 is off.

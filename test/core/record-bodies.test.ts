@@ -121,7 +121,7 @@ test('tpms from a Y record: per-wheel keys, psi with 15 significant digits, stal
   );
 });
 
-test('tpms from the well-formed Y example of mp-messages.md §3.5 (health and alert sections)', () => {
+test('tpms from the well-formed Y example of docs/protocol/messages.md §3.5 (health and alert sections)', () => {
   const y = '4,FL,FR,RL,RR,4,200.0,200.0,276.0,276.0,1,4,22.0,22.0,26.0,26.0,1,4,100.0,100.0,100.0,100.0,1,4,0,0,0,0,1,0,-1';
   const b = tpmsBody({ data: y, time: 0, paranoid: false }, undefined, 0) as Record<string, unknown>;
   assert.equal(b.fl_pressure_kpa, '200.0');

@@ -1,4 +1,4 @@
-/** Permission strings (src/core/auth/rights.ts, http-api-v2.md §3.3). */
+/** Permission strings (src/core/auth/rights.ts, docs/protocol/http-api-v2.md §3.3). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hasRight, normaliseRights, parseRights } from '../../src/core/auth/rights.js';

@@ -1,4 +1,4 @@
-/** Server-side commands 30/31/32 (src/core/mp/server-commands.ts, mp-protocol.md §11.4). */
+/** Server-side commands 30/31/32 (src/core/mp/server-commands.ts, docs/protocol/mp.md §11.4). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {

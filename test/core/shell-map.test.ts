@@ -1,5 +1,5 @@
 /**
- * MP commands as v3 console commands (src/core/commands/shell-map.ts, mqtt-v3.md §11.7): the line
+ * MP commands as v3 console commands (src/core/commands/shell-map.ts, docs/protocol/mqtt-v3.md §11.7): the line
  * and success pattern of every mapped MP code (homelink 0-based → 1-based, charge modes 0/1/3/4,
  * climate 0/1, PINs digits only, AT commands with their commas), null for codes without a console
  * equivalent and for bad parameters; the outcome of the module's console output (its own success

@@ -1,5 +1,5 @@
 /**
- * The v2 records rendered from v3 metrics (src/core/metrics/v2-records.ts, mqtt-v3.md §11):
+ * The v2 records rendered from v3 metrics (src/core/metrics/v2-records.ts, docs/protocol/mqtt-v3.md §11):
  * golden S, D, L, Y, W and F strings worked out by hand field by field from a known MetricSet, the
  * documented defaults of an empty set, miles, staleness, the D bits one by one, and a consistency
  * check through the server's own record decoders (src/core/records/) into the HTTP values.

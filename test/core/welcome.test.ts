@@ -1,4 +1,4 @@
-/** The welcome line (src/core/mp/welcome.ts, mp-protocol.md §3, §4.1, §4.3, §5.1, §7). */
+/** The welcome line (src/core/mp/welcome.ts, docs/protocol/mp.md §3, §4.1, §4.3, §5.1, §7). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CLIENT_TYPES, parseWelcome, scheme0Reply, scheme1Reply } from '../../src/core/mp/welcome.js';

@@ -1,6 +1,6 @@
 /**
- * Cookie sessions and API "app" registrations (http-api-v2.md §3.4, §4.1, §4.2, §4.5, §4.6;
- * product spec §3): `GET /api/cookie` sets a bare `svcapisession=<UUID>` cookie; `GET
+ * Cookie sessions and API "app" registrations (docs/protocol/http-api-v2.md §3.4, §4.1, §4.2, §4.5, §4.6;
+ * docs/protocol/http-api-v2.md §4.5): `GET /api/cookie` sets a bare `svcapisession=<UUID>` cookie; `GET
  * /api/vehicle/<id>` registers the session as an app and the connected car is sent `Z<n>`; the
  * session ends by `DELETE /api/cookie` or after `--session-timeout` without use (sliding), and the
  * car is sent its new count; cookie-less registrations expire the same way.

@@ -1,5 +1,5 @@
 /**
- * The `/api` dispatcher's answers (http-api-v2.md §1, §2, §2.1, §4.13): 404 before
+ * The `/api` dispatcher's answers (docs/protocol/http-api-v2.md §1, §2, §2.1, §4.13): 404 before
  * authentication for unknown calls, 401, 403, the former 501 group's rights, and the headers every response
  * carries (CORS included, errors too); CORS preflight and HEAD, which the reference refused.
  */

@@ -1,5 +1,5 @@
 /**
- * `GET /api/historical/<VEHICLEID>[/<RECORDTYPE>]` (http-api-v2.md §4.12, reference-transcripts.md
+ * `GET /api/historical/<VEHICLEID>[/<RECORDTYPE>]` (docs/protocol/http-api-v2.md §4.12, docs/protocol/transcripts.md
  * §4; docs/compatibility.md HTTP #15, Store #6): the summary has one row per record type, ordered
  * by type case-insensitively, with `distinctrecs`/`totalrecs` numbers and `totalsize` a string;
  * the records of one type (named in any case) are ordered by time, then record number; `since`

@@ -1,5 +1,5 @@
 /**
- * The HTTPS listener (http-api-v2.md §1): with a certificate and key (ServerConfig `tlsCert`,
+ * The HTTPS listener (docs/protocol/http-api-v2.md §1): with a certificate and key (ServerConfig `tlsCert`,
  * `tlsKey`, as `vts serve --tls-cert/--tls-key` passes them) the server also serves the API over
  * TLS on its own port, with the same answers as over plain HTTP; without them there is no HTTPS
  * listener. The certificate is the suite's self-signed one (test/fixtures/tls).

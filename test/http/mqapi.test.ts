@@ -1,5 +1,5 @@
 /**
- * `/mqapi`, the HTTP auth backend for an external Mosquitto (http-api-v2.md §5, transcripts §6):
+ * `/mqapi`, the HTTP auth backend for an external Mosquitto (docs/protocol/http-api-v2.md §5, transcripts §6):
  * authentication needs the right v3 or mqtt, superuser checks, topic ACLs under `ovms/<user>/`
  * (config read requests refused), empty bodies and the reference's reason phrases.
  */

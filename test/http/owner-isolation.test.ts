@@ -1,5 +1,5 @@
 /**
- * Owners are isolated (http-api-v2.md §2 step 5, §4.4; docs/compatibility.md HTTP #8): a user
+ * Owners are isolated (docs/protocol/http-api-v2.md §2 step 5, §4.4; docs/compatibility.md HTTP #8): a user
  * sees only their own vehicles in `/api/vehicles`, and every vehicle endpoint answers
  * `403 Forbidden` with body `Forbidden\n` for another owner's vehicle exactly as for an unknown
  * one (nobody learns whether it exists), without side effects. Vehicle ids in paths are

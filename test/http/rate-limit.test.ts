@@ -1,5 +1,5 @@
 /**
- * Abuse limits of the HTTP listener (http-api-v2.md §1.1; docs/compatibility.md HTTP #3, #16,
+ * Abuse limits of the HTTP listener (docs/protocol/http-api-v2.md §1.1; docs/compatibility.md HTTP #3, #16,
  * #17): the per-address rate limiter refuses a request once the address's quota is used up with
  * `429 Too many requests`, an empty body and the CORS header, before routing and authentication.
  * The login throttle is tested in test/http/login-throttle.test.ts.

@@ -1,5 +1,5 @@
 /**
- * The record endpoints end to end (http-api-v2.md §4.7–§4.11): a real car sends the messages of
+ * The record endpoints end to end (docs/protocol/http-api-v2.md §4.7–§4.11): a real car sends the messages of
  * the reference transcripts over the MP, and `/api/status`, `/api/charge`, `/api/location`,
  * `/api/tpms` and `/api/protocol` answer the recorded bodies byte for byte (times and ages aside,
  * and the two documented bit-mask deviations), with the reference's headers.

@@ -1,5 +1,5 @@
 /**
- * API tokens over HTTP (http-api-v2.md §4.3, §3.3; docs/compatibility.md HTTP #4, #5, #9, #10,
+ * API tokens over HTTP (docs/protocol/http-api-v2.md §4.3, §3.3; docs/compatibility.md HTTP #4, #5, #9, #10,
  * #11): `POST /api/token` with a multipart, urlencoded or empty form (201, the token shown once),
  * `GET /api/token` (rows listing the token's SHA-256 in place of the secret), `DELETE
  * /api/token/<token>`; a token is a password of its user limited to its permit (`session` for a

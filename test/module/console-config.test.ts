@@ -1,5 +1,5 @@
 /**
- * `config list|get|set|rm` (module-console.md §8; `get` is a vts addition) over the module's configuration: the parameter
+ * `config list|get|set|rm` (docs/protocol/module-console.md §8; `get` is a vts addition) over the module's configuration: the parameter
  * list, a parameter's access line and instances (names only when protected), the answers of set
  * and rm and their effect, and the errors for unknown and read-only parameters.
  */

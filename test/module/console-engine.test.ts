@@ -1,5 +1,5 @@
 /**
- * The console's generic command handling (module-console.md §2, command-execution.md §2.3):
+ * The console's generic command handling (docs/protocol/module-console.md §2, docs/protocol/commands.md §2.3):
  * unique-prefix abbreviations, `Unrecognised command` (with the parent's usage below the root),
  * `Subcommand required`, usage lines for wrong argument counts and a trailing `?`, the `?`
  * listings, quoting errors, empty lines, `help`, and several lines in one payload.

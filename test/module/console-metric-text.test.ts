@@ -1,6 +1,6 @@
 /**
  * Metric values as the console prints them (src/module/console/metric-text.ts, units.ts;
- * module-console.md §1): 6 significant digits without trailing zeros (exponent form for big
+ * docs/protocol/module-console.md §1): 6 significant digits without trailing zeros (exponent form for big
  * numbers), fixed decimals, integers, vectors, dates, labels glued to numbers, conversions to
  * metric, imperial, explicit and user-chosen units, unit names by unique prefix, and parsing.
  */

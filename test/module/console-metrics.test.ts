@@ -1,5 +1,5 @@
 /**
- * `metrics list [-cimnpst] [<substring>]`, `metrics get` and `metrics set` (module-console.md §5):
+ * `metrics list [-cimnpst] [<substring>]`, `metrics get` and `metrics set` (docs/protocol/module-console.md §5):
  * the 40-column layout with glued unit labels, undefined metrics as bare names, the substring
  * filter and `Unrecognised metric name`, the flags (staleness prefix, set-command form, native /
  * metric / imperial units, persistent only, escaped control characters), unit arguments and the

@@ -1,5 +1,5 @@
 /**
- * Module commands (module-console.md §6): `boot [status]` from the module's boot information,
+ * Module commands (docs/protocol/module-console.md §6): `boot [status]` from the module's boot information,
  * `ota [status [nocheck]]` with its aligned lines, and `module reset`, which answers first and
  * reboots the module after the configured delay (cancelled by dispose()).
  */

@@ -1,5 +1,5 @@
 /**
- * Network and server commands (module-console.md §7): `server v2|v3` status in its two-line form
+ * Network and server commands (docs/protocol/module-console.md §7): `server v2|v3` status in its two-line form
  * or "not started", start/stop through the module's link services, `update` requests,
  * `location status|list` from the position metrics and the `locations` config, `wifi status`.
  */

@@ -1,5 +1,5 @@
 /**
- * `run` (command-execution.md §7, module-console.md §9): `Background execution started.` at once;
+ * `run` (docs/protocol/commands.md §7, docs/protocol/module-console.md §9): `Background execution started.` at once;
  * the commands run later, in order, each output an `info` notification `cmd.<resolved command
  * name with dots>` (`(done, no output)` when empty); options -ni/-no/-ns/-S/-P; the errors.
  */

@@ -1,5 +1,5 @@
 /**
- * JavaScript (`script eval`, evalScript; module-console.md §9, command-execution.md §2.4): only
+ * JavaScript (`script eval`, evalScript; docs/protocol/module-console.md §9, docs/protocol/commands.md §2.4): only
  * printed text is output, JSON.print's format, the OvmsMetrics / OvmsCommand / OvmsEvents /
  * OvmsVehicle / OvmsConfig API, globals that persist between evaluations, the error line, the
  * time limit, the output cap, and no way to Node's require or process.

@@ -1,5 +1,5 @@
 /**
- * `sleep <seconds>` (module-console.md §8): no output, and the command really waits (fractions
+ * `sleep <seconds>` (docs/protocol/module-console.md §8): no output, and the command really waits (fractions
  * allowed, capped), so a payload's later lines run after it and other work goes on meanwhile.
  * Asserts orders of events, not durations.
  */

@@ -1,5 +1,5 @@
 /**
- * `stat` in its two shapes (module-console.md §4.1): `Not charging` with the SOC/range/ODO/CAC/SOH
+ * `stat` in its two shapes (docs/protocol/module-console.md §4.1): `Not charging` with the SOC/range/ODO/CAC/SOH
  * lines (each optional line only when its metric is defined), and, with the charge port open and
  * a charge state, the mode/state line, the voltage/current and range-gain line, the remaining
  * times and energy sums; user units for distances. Also `stat trip` (§4.2).

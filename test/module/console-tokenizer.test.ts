@@ -1,5 +1,5 @@
 /**
- * The console's line editor (src/module/console/tokenizer.ts, command-execution.md §2.2): lines
+ * The console's line editor (src/module/console/tokenizer.ts, docs/protocol/commands.md §2.2): lines
  * split at LF, control characters dropped, backspace editing, the 799-byte line limit, and
  * microrl's tokenising with `"`/`'` quoting, its 10-quoted-token and 128-token limits.
  */

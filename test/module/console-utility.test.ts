@@ -1,5 +1,5 @@
 /**
- * Notifications, events and the console utilities (module-console.md §8): `notify raise
+ * Notifications, events and the console utilities (docs/protocol/module-console.md §8): `notify raise
  * text|command` (answer line and the notification emitted), `event raise [-d<ms>]`, `echo`,
  * `enable`/`disable`/`exit`.
  */

@@ -1,5 +1,5 @@
 /**
- * Vehicle control commands (module-console.md §4.3, §4.4): each command's three answers (success,
+ * Vehicle control commands (docs/protocol/module-console.md §4.3, §4.4): each command's three answers (success,
  * failure, not available), its effect on the DEMO-like vehicle's metrics, argument handling
  * (`charge current` amps, homelink button and duration checks), the two-line climate control
  * answer, `vehicle status|list`, and `Error: No vehicle module selected` without a vehicle.

@@ -1,6 +1,6 @@
 /**
  * A small emulated vehicle for the console tests, behaving like the firmware's DEMO vehicle
- * (module-console.md §4.4): it starts parked and locked-out of nothing, SOC 50 %, ranges 200/160
+ * (docs/protocol/module-console.md §4.4): it starts parked and locked-out of nothing, SOC 50 %, ranges 200/160
  * km, odometer 100000 km, CAC 160 Ah, SOH 100 %, 12 V battery at 12 V, GPS lock with 12
  * satellites, charge state `done`, tyres set. `charge start` charges at 220 V / 32 A with the
  * port open, `charge stop` reverts, `wakeup` switches the car on, lock/unlock/valet only set

@@ -1,5 +1,5 @@
 /**
- * The module emulator's HTTP server `/api/execute` (command-execution.md §3): parameters from the
+ * The module emulator's HTTP server `/api/execute` (docs/protocol/commands.md §3): parameters from the
  * query (GET) or only the body (POST), the admin password as `apikey` (403 `ERROR: Unauthorized`
  * when wrong, 403 login form when missing, no check without a password), the 2000-byte limit of
  * shell commands (400), `type=js` through `evalScript`, the content type chosen by `output`, the

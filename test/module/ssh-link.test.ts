@@ -1,5 +1,5 @@
 /**
- * The module emulator's SSH server (command-execution.md §4): public keys from an authorized_keys
+ * The module emulator's SSH server (docs/protocol/commands.md §4): public keys from an authorized_keys
  * file (read at each login) or text, password login only when enabled, a host key generated once
  * (mode 0600) and reused; `exec` gives the command's output with CRLF line ends and exit status 0
  * whatever the command did (`scp` is refused with status 1); `shell` gives an interactive console

@@ -1,5 +1,5 @@
 /**
- * A tiny in-test MP server (scheme 0 per mp-protocol.md §4.2–§4.5, scheme 1 per §5) built only on
+ * A tiny in-test MP server (scheme 0 per docs/protocol/mp.md §4.2–§4.5, scheme 1 per §5) built only on
  * src/core, for testing the client library without the real server. It echoes every message back
  * unless `onMessage` says otherwise, and records what it saw.
  */

@@ -1,4 +1,4 @@
-/** MpClient with protection scheme 1 (username/password, bare lines; mp-protocol.md §5). */
+/** MpClient with protection scheme 1 (username/password, bare lines; docs/protocol/mp.md §5). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MpClient, isMpClientError, type MpClientOptions } from '../../src/mp-client/mp-client.js';

@@ -1,4 +1,4 @@
-/** MpClient over a WebSocket (`ws://host:port/apiv2`, one line per text frame; mp-protocol.md §6). */
+/** MpClient over a WebSocket (`ws://host:port/apiv2`, one line per text frame; docs/protocol/mp.md §6). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MpClient, isMpClientError, rawConnect, type MpClientOptions } from '../../src/mp-client/mp-client.js';

@@ -1,5 +1,5 @@
 /**
- * What happens right after a login (mp-protocol.md §8, §13.3, §16): `Z0`/`Z1` and the replay of
+ * What happens right after a login (docs/protocol/mp.md §8, §13.3, §16): `Z0`/`Z1` and the replay of
  * stored car messages (F, S, then other codes ascending) followed by `T<secs>` for apps and batch
  * clients; `Z<n>` (the app count, batch clients excluded) for the car; a duplicate car login.
  */

@@ -1,4 +1,4 @@
-/** Auto-provisioning `AP-C` (mp-protocol.md §7), which REF has broken (docs/compatibility.md #11). */
+/** Auto-provisioning `AP-C` (docs/protocol/mp.md §7), which REF has broken (docs/compatibility.md #11). */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MpClient } from '../../src/mp-client/mp-client.js';
@@ -10,7 +10,7 @@ before(async () => {
   t = await startTestServer();
   const owner = await t.addUser('demo', 'demopass');
   await t.addVehicle('TESTCAR', owner, 'NETPASS');
-  // the vector of mp-protocol.md §7
+  // the vector of docs/protocol/mp.md §7
   await t.server.store.putAutoProvision({
     key: 'VIN0123456789ABCD',
     serverToken: 'QRSTUVWXYZabcdefghijkl',

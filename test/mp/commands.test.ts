@@ -1,5 +1,5 @@
 /**
- * Commands `C` and responses `c` (mp-protocol.md §11.1–§11.3, docs/compatibility.md #1–#3): a
+ * Commands `C` and responses `c` (docs/protocol/mp.md §11.1–§11.3, docs/compatibility.md #1–#3): a
  * response goes only to the client whose command is at the head of the car connection's FIFO;
  * functions 1 and 3 answer with several lines; an error line completes a command; a command for
  * an offline car is answered `c<fn>,1,Vehicle not connected`; an unsolicited `c` goes to every

@@ -1,5 +1,5 @@
 /**
- * Store-and-forward of car messages and the rest of the dispatch table (mp-protocol.md §9, §9.1):
+ * Store-and-forward of car messages and the rest of the dispatch table (docs/protocol/mp.md §9, §9.1):
  * car data goes to every app and batch client followed by `T0` (`F` also by `f<version>`), only
  * the latest message per code is kept, `,performance,,` is repaired in `S`, `P` goes without `T`,
  * other messages from apps go to the car, and batch clients cannot send anything but commands

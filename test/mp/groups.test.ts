@@ -1,5 +1,5 @@
 /**
- * Group messages (mp-protocol.md §14): a car's `g<group>,<data>` reaches every app subscribed to
+ * Group messages (docs/protocol/mp.md §14): a car's `g<group>,<data>` reaches every app subscribed to
  * the (upper-cased) group with `G`, across vehicles and owners, as `g<vehicleid>,<GROUP>,<data>`;
  * `G` answers the current data of the group at once (batch clients get it but are not
  * subscribed); a car's entries go when it disconnects. Nothing of it is stored.

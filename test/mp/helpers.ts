@@ -28,7 +28,7 @@ export interface Harness {
   connect(type: ClientType, opts?: ConnectOptions): Promise<MpClient>;
   /**
    * Logs in an app or batch client and reads its after-login messages up to and including
-   * `T<secs>` (mp-protocol.md §8.1).
+   * `T<secs>` (docs/protocol/mp.md §8.1).
    */
   client(type: 'A' | 'B', opts?: ConnectOptions): Promise<{ c: MpClient; initial: MpMessage[] }>;
   /** Logs in a car and reads its `Z<n>`. */

@@ -1,5 +1,5 @@
 /**
- * Historical records from the car (mp-protocol.md §15, docs/compatibility.md #6): `h<ack>,…` is
+ * Historical records from the car (docs/protocol/mp.md §15, docs/compatibility.md #6): `h<ack>,…` is
  * acknowledged `h<ack>` only once the record is durable in the SQLite file; `H` is stored and never
  * acknowledged; a malformed `h` is still acknowledged; records from apps and batch clients are
  * ignored; the record time is now + timediff and it expires lifetime seconds after that.

@@ -1,4 +1,4 @@
-/** Scheme-0 logins (mp-protocol.md §3, §4): the handshake as modules and the Perl clients do it. */
+/** Scheme-0 logins (docs/protocol/mp.md §3, §4): the handshake as modules and the Perl clients do it. */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { digestBase64, hmacMd5, randomToken, sessionKey } from '../../src/core/crypto/digest.js';

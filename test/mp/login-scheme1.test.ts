@@ -1,4 +1,4 @@
-/** Scheme-1 logins (mp-protocol.md §5): user name + password or API token, plaintext frames. */
+/** Scheme-1 logins (docs/protocol/mp.md §5): user name + password or API token, plaintext frames. */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hashApiToken, newApiToken } from '../../src/auth/api-token.js';

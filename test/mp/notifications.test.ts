@@ -1,5 +1,5 @@
 /**
- * Push notifications (mp-protocol.md §12, §4.2; docs/compatibility.md #19): `P` from the car is
+ * Push notifications (docs/protocol/mp.md §12, §4.2; docs/compatibility.md #19): `P` from the car is
  * forwarded, kept as `*-Log-Notification` history and handed to the notifiers (hub event
  * `notification`); `p` subscriptions are stored when the car password matches (or in the `simple`
  * form); car authentication failure and recovery raise `A` notifications.

@@ -1,5 +1,5 @@
 /**
- * Paranoid mode (mp-protocol.md §10, §8.1 step 4, docs/compatibility.md #1, #9, #10): `ET` and `EM`
+ * Paranoid mode (docs/protocol/mp.md §10, §8.1 step 4, docs/compatibility.md #1, #9, #10): `ET` and `EM`
  * messages are relayed opaquely; `EM<code>` is stored under its code; the login replay sends
  * `ET<token>` once before the first paranoid row; a new token invalidates the paranoid rows of the
  * old one; `EMC` commands reach the car and `EMc` answers go back to the requester; `ET` from an

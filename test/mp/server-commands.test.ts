@@ -1,5 +1,5 @@
 /**
- * Commands 30, 31 and 32, answered by the server itself (mp-protocol.md §11.4, §17,
+ * Commands 30, 31 and 32, answered by the server itself (docs/protocol/mp.md §11.4, §17,
  * docs/compatibility.md #7): exact line formats, the `since` bound, the empty answers, traffic
  * accounting, and that these commands never reach the car.
  */

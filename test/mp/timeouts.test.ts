@@ -1,4 +1,4 @@
-/** Inactivity timeouts and server pings (mp-protocol.md §3, §13.1), with short test timeouts. */
+/** Inactivity timeouts and server pings (docs/protocol/mp.md §3, §13.1), with short test timeouts. */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MpClient } from '../../src/mp-client/mp-client.js';

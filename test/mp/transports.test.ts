@@ -1,4 +1,4 @@
-/** The MP over TLS and over WebSocket (mp-protocol.md §1, §6), both schemes. */
+/** The MP over TLS and over WebSocket (docs/protocol/mp.md §1, §6), both schemes. */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WebSocket } from 'ws';

@@ -1,6 +1,6 @@
 /**
  * `vts exec --via http`: the module's own web server, `GET <module>/api/execute` with `apikey`
- * (the module's admin password), `command` and, for JavaScript, `type=js` (command-execution.md
+ * (the module's admin password), `command` and, for JavaScript, `type=js` (docs/protocol/commands.md
  * §3). A 200 carries the output as the body; anything else is a failure.
  */
 import { ExecError, oneLine, reason, timedOut, type ExecOutcome, type ExecRequest } from './common.js';

@@ -1,6 +1,6 @@
 /**
- * `vts exec --via mqtt`: the command through the module's v3 link (mqtt-v3.md §4.2,
- * command-execution.md §6). A clean MQTT session with a client id of its own subscribes
+ * `vts exec --via mqtt`: the command through the module's v3 link (docs/protocol/mqtt-v3.md §4.2,
+ * docs/protocol/commands.md §6). A clean MQTT session with a client id of its own subscribes
  * `<prefix>client/<cid>/response/<rid>` and the module's retained `<prefix>metric/s/v3/connected`;
  * the command goes out on `<prefix>client/<cid>/command/<rid>` (QoS 1, not retained) only when
  * that metric says `yes`, so that a command for an offline module is not left in its persistent

@@ -1,5 +1,5 @@
 /**
- * `vts exec --via ssh`: the module's SSH server (command-execution.md §4): public-key login, the
+ * `vts exec --via ssh`: the module's SSH server (docs/protocol/commands.md §4): public-key login, the
  * command line as the `exec` request, the output from the channel with its CRLF line ends as LF.
  * The module always reports exit status 0; another status (an `scp` refusal) is a failure.
  * The host key is checked only when a fingerprint is given (`SHA256:…`, as `ssh-keygen -lf`

@@ -1,5 +1,5 @@
 /**
- * Permission strings (http-api-v2.md §3.3): `*` alone grants everything; otherwise a comma list,
+ * Permission strings (docs/protocol/http-api-v2.md §3.3): `*` alone grants everything; otherwise a comma list,
  * compared case-insensitively, whitespace around commas ignored; `none` is no permission at all.
  */
 

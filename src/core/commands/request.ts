@@ -1,6 +1,6 @@
 /**
- * What a caller asks a vehicle to run, and how it becomes an MP command (command-execution.md §8.2,
- * mp-messages.md §5). Pure.
+ * What a caller asks a vehicle to run, and how it becomes an MP command (docs/protocol/commands.md §8.2,
+ * docs/protocol/messages.md §5). Pure.
  *
  * The extended syntax of the custom server API and the apps' command shells:
  * - `#<code>[,<params>][/<recordcount>]`: a raw MP command; `/<n>` says how many `c` records answer

@@ -1,9 +1,9 @@
 /**
- * The answer to an MP command: the `c` records (`<code>,<result>[,<data>]`, mp-messages.md §5.1)
+ * The answer to an MP command: the `c` records (`<code>,<result>[,<data>]`, docs/protocol/messages.md §5.1)
  * turned into a result code and an output text. Pure.
  */
 
-/** 0 ok, 1 failed, 2 unsupported, 3 unimplemented (mp-messages.md §5.1). */
+/** 0 ok, 1 failed, 2 unsupported, 3 unimplemented (docs/protocol/messages.md §5.1). */
 export type MpResultCode = 0 | 1 | 2 | 3;
 
 export interface CommandOutcome {

@@ -1,5 +1,5 @@
 /**
- * MP commands as v3 console commands, for vehicles reached over MQTT (mqtt-v3.md §11.7), and the
+ * MP commands as v3 console commands, for vehicles reached over MQTT (docs/protocol/mqtt-v3.md §11.7), and the
  * MP outcome of their console output. Pure.
  *
  * The outcome follows the module's own texts where §11.7 names them (e.g. `Vehicle locked`), else:

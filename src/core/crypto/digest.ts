@@ -1,4 +1,4 @@
-/** HMAC-MD5 digests and random tokens of the MP handshake (mp-protocol.md §4.1–§4.4). */
+/** HMAC-MD5 digests and random tokens of the MP handshake (docs/protocol/mp.md §4.1–§4.4). */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';

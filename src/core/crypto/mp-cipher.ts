@@ -1,5 +1,5 @@
 /**
- * Scheme-0 line cipher (mp-protocol.md §4.4–§4.5): two RC4 states keyed by the session key and
+ * Scheme-0 line cipher (docs/protocol/mp.md §4.4–§4.5): two RC4 states keyed by the session key and
  * primed with 1024 bytes, continuous for the connection; each line is base64(RC4(plaintext)).
  */
 import { Rc4 } from './rc4.js';

@@ -1,5 +1,5 @@
 /**
- * RC4 stream cipher (mp-protocol.md §4.4). Node 20's OpenSSL 3 disables RC4 in its default
+ * RC4 stream cipher (docs/protocol/mp.md §4.4). Node 20's OpenSSL 3 disables RC4 in its default
  * provider, so it is written here. One instance is one continuous keystream: the MP session keeps
  * it for the life of a connection; the paranoid layer makes a fresh one per message.
  */

@@ -1,6 +1,6 @@
 /**
- * The standard OVMS v3 metrics (mqtt-v3.md §10.1–§10.5): name, type, native unit as the console
- * labels it (module-console.md §1), persistence (the P column) and staleness class (§10: MIN for
+ * The standard OVMS v3 metrics (docs/protocol/mqtt-v3.md §10.1–§10.5): name, type, native unit as the console
+ * labels it (docs/protocol/module-console.md §1), persistence (the P column) and staleness class (§10: MIN for
  * GPS and time, HIGH for SOC, ranges, cells and tyres, MAX for network information, MID for the
  * rest). Latitude and longitude (and the valet anchor, §3.1 `v.p.valet.*`) print with 6 fixed
  * decimals; date metrics (unit `date`) travel as epoch seconds. Pure data.
@@ -188,7 +188,7 @@ function def([name, type, unit, stale, persistent, decimals]: Row): MetricDef {
   return Object.freeze(d);
 }
 
-/** Every standard metric of mqtt-v3.md §10, in the order of its tables. */
+/** Every standard metric of docs/protocol/mqtt-v3.md §10, in the order of its tables. */
 export const METRICS: readonly MetricDef[] = Object.freeze(ROWS.map(def));
 
 /** The standard metrics by name. */

@@ -1,5 +1,5 @@
 /**
- * Number formatting as the module firmware prints metric values (mqtt-v3.md §3.1, §11): the C++
+ * Number formatting as the module firmware prints metric values (docs/protocol/mqtt-v3.md §3.1, §11): the C++
  * stream default (`%g`, 6 significant digits, trailing zeros dropped, exponent form for large and
  * small magnitudes), fixed decimals (`%.<d>f`, "f1"/"f2"/"f3"/"f6") and C's int() truncation.
  *

@@ -1,7 +1,7 @@
 /**
- * OVMS v3 metrics (mqtt-v3.md §10): a named value with a type and a native unit. The module
+ * OVMS v3 metrics (docs/protocol/mqtt-v3.md §10): a named value with a type and a native unit. The module
  * emulator keeps its state as metrics, the MQTT link publishes them, and the v2 records (S, D, L,
- * W, Y, F) are rendered from them (mqtt-v3.md §11).
+ * W, Y, F) are rendered from them (docs/protocol/mqtt-v3.md §11).
  */
 
 /** B bool, I int, I64 64-bit int, F float, S string, V vector (of floats), VS vector of short ints. */

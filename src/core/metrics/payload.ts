@@ -1,5 +1,5 @@
 /**
- * The plain text form of a metric value: the MQTT payload (mqtt-v3.md §3.1) and the "dflt" form
+ * The plain text form of a metric value: the MQTT payload (docs/protocol/mqtt-v3.md §3.1) and the "dflt" form
  * of the v2 records (§11). Native unit, no label: bools `yes`/`no`, ints as decimal integers, floats
  * in the C++ stream default (≤ 6 significant digits) unless the metric fixes its decimals (latitude,
  * longitude: 6), vectors as comma lists, strings as they are, dates as epoch seconds. The inverse,

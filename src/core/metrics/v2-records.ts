@@ -1,6 +1,6 @@
 /**
  * The v2 MP records rebuilt from v3 metrics, as the module's own v2 client builds them
- * (mqtt-v3.md §11 field by field; the records themselves: mp-messages.md §3.1–§3.6, text fields
+ * (docs/protocol/mqtt-v3.md §11 field by field; the records themselves: docs/protocol/messages.md §3.1–§3.6, text fields
  * MP-encoded per §1). Each renderer returns the data part, without `MP-0 ` and the code letter.
  *
  * Conventions (§11): int() truncates toward zero; f1/f2/f3/f6 are fixed decimals; "dflt" is the
@@ -132,7 +132,7 @@ class Fields {
   }
 }
 
-/** `S` — status (§11.1, mp-messages.md §3.1): 42 fields. */
+/** `S` — status (§11.1, docs/protocol/messages.md §3.1): 42 fields. */
 export function renderS(m: MetricSet, opts: V2RecordOptions): string {
   const x = new Fields(m, opts);
   const state = x.text('v.c.state', 'stopped');
@@ -185,7 +185,7 @@ export function renderS(m: MetricSet, opts: V2RecordOptions): string {
   ].join(',');
 }
 
-/** `D` — environment (§11.2, mp-messages.md §3.2, §6.4): 21 fields. */
+/** `D` — environment (§11.2, docs/protocol/messages.md §3.2, §6.4): 21 fields. */
 export function renderD(m: MetricSet, opts: V2RecordOptions): string {
   const x = new Fields(m, opts);
   const doors1 =
@@ -236,7 +236,7 @@ export function renderD(m: MetricSet, opts: V2RecordOptions): string {
   ].join(',');
 }
 
-/** `L` — location (§11.3, mp-messages.md §3.3): 19 fields. */
+/** `L` — location (§11.3, docs/protocol/messages.md §3.3): 19 fields. */
 export function renderL(m: MetricSet, opts: V2RecordOptions): string {
   const x = new Fields(m, opts);
   return [
@@ -269,7 +269,7 @@ function ySection(m: MetricSet, name: string, now: number, format: (v: number) =
   return [String(values.length), ...values.map((v) => (Number.isNaN(v) ? '' : format(v))), m.isStale(name, now) ? '0' : '1'];
 }
 
-/** `Y` — TPMS (§11.4, mp-messages.md §3.5): layout, pressure, temperature, health, alert, mapping. */
+/** `Y` — TPMS (§11.4, docs/protocol/messages.md §3.5): layout, pressure, temperature, health, alert, mapping. */
 export function renderY(m: MetricSet, opts: V2RecordOptions): string {
   const layout = opts.tpmsLayout ?? DEFAULT_TPMS_LAYOUT;
   const f1 = (v: number): string => formatFixed(v, 1);
@@ -285,7 +285,7 @@ export function renderY(m: MetricSet, opts: V2RecordOptions): string {
   ].join(',');
 }
 
-/** `W` — legacy TPMS (§11.4, mp-messages.md §3.4): FR, RR, FL, RL (psi, °C), stale. */
+/** `W` — legacy TPMS (§11.4, docs/protocol/messages.md §3.4): FR, RR, FL, RL (psi, °C), stale. */
 export function renderW(m: MetricSet, opts: V2RecordOptions): string {
   const pressure = m.vec('v.t.pressure') ?? [];
   const temp = m.vec('v.t.temp') ?? [];
@@ -308,7 +308,7 @@ export function dbmToSq(dbm: number): number {
   return dbm <= -51 ? Math.trunc((dbm + 113) / 2) : 0;
 }
 
-/** `F` — firmware and identity (§11.5, mp-messages.md §3.6): 10 fields, text MP-encoded. */
+/** `F` — firmware and identity (§11.5, docs/protocol/messages.md §3.6): 10 fields, text MP-encoded. */
 export function renderF(m: MetricSet, opts: V2RecordOptions): string {
   const x = new Fields(m, opts);
   const text = (name: string): string => encodeText(x.dflt(name, ''));

@@ -1,4 +1,4 @@
-/** Rules for messages a car sends to be stored and forwarded (mp-protocol.md §8.1, §9.1). */
+/** Rules for messages a car sends to be stored and forwarded (docs/protocol/mp.md §8.1, §9.1). */
 
 /**
  * REF's kludge for module firmware 1.2.0: the first `,performance,,` in a plain `S` becomes

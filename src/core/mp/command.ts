@@ -1,4 +1,4 @@
-/** Commands `C` and responses `c` (mp-messages.md §5, mp-protocol.md §11). */
+/** Commands `C` and responses `c` (docs/protocol/messages.md §5, docs/protocol/mp.md §11). */
 
 /** Functions answered by the server itself when the request is not paranoid (§11.4). */
 export const SERVER_FUNCTIONS: ReadonlySet<number> = new Set([30, 31, 32]);
@@ -20,7 +20,7 @@ export function commandParams(data: string): string {
  * Whether a car's `c` response completes the command at the head of the queue (§11.2).
  * Functions 1 and 3 answer with several lines `c<fn>,0,<n>,<count>,…`; the head stays until the
  * line with n = count − 1. Unlike REF, an error result (≠ 0) completes the command (REF never pops
- * the queue then, and later responses go to the wrong client: mp-protocol.md §19 #11).
+ * the queue then, and later responses go to the wrong client: docs/protocol/mp.md §19 #11).
  */
 export function completesCommand(responseData: string): boolean {
   const f = responseData.split(',', 4);
@@ -39,7 +39,7 @@ export function failureResponse(fn: number | string, text: string): string {
   return `${fn},1,${encodeText(text)}`;
 }
 
-/** FW3's mp_encode: CR LF → CR, lone LF → CR, `,` → `;` (mp-messages.md §1). */
+/** FW3's mp_encode: CR LF → CR, lone LF → CR, `,` → `;` (docs/protocol/messages.md §1). */
 export function encodeText(text: string): string {
   return text.replace(/\r?\n/g, '\r').replace(/,/g, ';');
 }

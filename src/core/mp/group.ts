@@ -1,4 +1,4 @@
-/** Group messages `g` and `G` (mp-protocol.md §14). */
+/** Group messages `g` and `G` (docs/protocol/mp.md §14). */
 
 /** Car → server `g<groupid>,<groupdata>`; the group id is upper-cased. */
 export function parseGroupUpdate(data: string): { group: string; groupData: string } | null {

@@ -1,4 +1,4 @@
-/** Historical records `H` and `h` (mp-protocol.md §15, mp-messages.md §3.11). */
+/** Historical records `H` and `h` (docs/protocol/mp.md §15, docs/protocol/messages.md §3.11). */
 import { splitFields } from './message.js';
 
 export interface HistoricalInput {
@@ -47,7 +47,7 @@ export function parseAckedH(data: string): AckedHistoricalInput {
 /**
  * Timestamp and expiry (epoch seconds) of a record received at `now`. The timestamp is
  * now + timediff; the expiry is timestamp + lifetime (REF uses now + lifetime − timediff, which
- * extends the life of a late record by its age: mp-protocol.md §19 #14).
+ * extends the life of a late record by its age: docs/protocol/mp.md §19 #14).
  */
 export function historicalTimes(rec: HistoricalInput, now: number): { time: number; expires: number } {
   const time = now + Math.min(0, rec.timeDiff);

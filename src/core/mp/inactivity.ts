@@ -1,4 +1,4 @@
-/** Inactivity rules for MP connections (mp-protocol.md §3, §13.1). Times in milliseconds. */
+/** Inactivity rules for MP connections (docs/protocol/mp.md §3, §13.1). Times in milliseconds. */
 import type { ClientType } from './welcome.js';
 
 export interface InactivityTimeouts {

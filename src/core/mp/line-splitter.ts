@@ -1,6 +1,6 @@
 /**
  * Splits a byte stream into lines: LF ends a line, one CR before it is dropped; CRs elsewhere
- * stay (mp-protocol.md §1). A line longer than `maxLine` bytes (without its CR LF or LF) is an
+ * stay (docs/protocol/mp.md §1). A line longer than `maxLine` bytes (without its CR LF or LF) is an
  * error, whether it arrives in one chunk or in many: the caller closes the connection. Used by the
  * server's connections and by the MP client.
  *

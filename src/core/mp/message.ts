@@ -1,4 +1,4 @@
-/** One MP message: a code character and its data (mp-messages.md §1). */
+/** One MP message: a code character and its data (docs/protocol/messages.md §1). */
 
 export interface MpMessage {
   code: string;
@@ -8,8 +8,8 @@ export interface MpMessage {
 const SCHEME0_PREFIX = /^MP-0\s(\S)/u;
 
 /**
- * Scheme 0 plaintext `MP-0 <code><data>` (mp-protocol.md §4.5). The data is everything after the
- * code, LF and CR included (command 49 output may carry raw LF, mp-messages.md §5.3).
+ * Scheme 0 plaintext `MP-0 <code><data>` (docs/protocol/mp.md §4.5). The data is everything after the
+ * code, LF and CR included (command 49 output may carry raw LF, docs/protocol/messages.md §5.3).
  * Returns null when the plaintext does not have that shape.
  */
 export function parseScheme0(plaintext: string): MpMessage | null {
@@ -19,7 +19,7 @@ export function parseScheme0(plaintext: string): MpMessage | null {
   return { code, data: plaintext.slice(m[0].length) };
 }
 
-/** Scheme 1 bare line `<code><data>` (mp-protocol.md §5.2). */
+/** Scheme 1 bare line `<code><data>` (docs/protocol/mp.md §5.2). */
 export function parseScheme1(line: string): MpMessage | null {
   const cp = line.codePointAt(0);
   if (cp === undefined || /\s/u.test(String.fromCodePoint(cp))) return null;

@@ -1,4 +1,4 @@
-/** Paranoid wrappers `ET<token>` and `EM<code><payload>` (mp-protocol.md §10). */
+/** Paranoid wrappers `ET<token>` and `EM<code><payload>` (docs/protocol/mp.md §10). */
 
 export type ParanoidMessage =
   | { kind: 'token'; token: string }

@@ -1,4 +1,4 @@
-/** Push subscription `p` (mp-protocol.md §12.2). */
+/** Push subscription `p` (docs/protocol/mp.md §12.2). */
 
 export interface PushSubscriptionInput {
   appId: string;

@@ -1,5 +1,5 @@
 /**
- * Answers of the server-side commands 30, 31 and 32 (mp-protocol.md §11.4): each data line is
+ * Answers of the server-side commands 30, 31 and 32 (docs/protocol/mp.md §11.4): each data line is
  * `<fn>,0,<k>,<n>,…` with k = 1…n; an empty result is one `<fn>,1,<text>` line.
  */
 import { formatUtc } from '../time.js';

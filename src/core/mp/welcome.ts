@@ -1,4 +1,4 @@
-/** The first line of an MP connection (mp-protocol.md §3, §7). Pure parsing, no policy. */
+/** The first line of an MP connection (docs/protocol/mp.md §3, §7). Pure parsing, no policy. */
 
 export type ClientType = 'C' | 'A' | 'B' | 'S';
 export const CLIENT_TYPES: readonly ClientType[] = ['C', 'A', 'B', 'S'];

@@ -1,5 +1,5 @@
 /**
- * Who may use which MQTT topic (http-api-v2.md §5): a user reads and writes only under
+ * Who may use which MQTT topic (docs/protocol/http-api-v2.md §5): a user reads and writes only under
  * its own prefix `ovms/<username>/`; the configured superuser everything. Unlike the reference,
  * nobody but the superuser may publish a config read request (`…/client/<id>/request/config`),
  * which would make the module send its configuration, passwords included. Reading and subscribing

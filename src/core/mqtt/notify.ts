@@ -1,5 +1,5 @@
 /**
- * What a v3 module's notifications and events become on the v2 side (mqtt-v3.md §5, §6, §11.6).
+ * What a v3 module's notifications and events become on the v2 side (docs/protocol/mqtt-v3.md §5, §6, §11.6).
  * Pure.
  * - `notify/info/*` → `PI<text>`, `notify/alert/*` → `PA<text>` (text MP-encoded: LF → CR, `,` → `;`);
  * - `notify/error/*` → `PE<payload as is>` (`<vehicletype>,<code>,<data>`);

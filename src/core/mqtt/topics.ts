@@ -1,5 +1,5 @@
 /**
- * The topics of a v3 module under the default prefix `ovms/<user>/<vehicleid>/` (mqtt-v3.md §1.1,
+ * The topics of a v3 module under the default prefix `ovms/<user>/<vehicleid>/` (docs/protocol/mqtt-v3.md §1.1,
  * §2), as the server-side bridge reads and writes them. Pure.
  *
  * Only the default prefix is bridged: the user segment names the vts account (and so the broker's

@@ -1,6 +1,6 @@
 /**
  * The channels a notification is delivered by (issue 15): the reference's four push types for the
- * apps' `p` subscriptions (mp-protocol.md §12.2), and the targets a user adds (webhook, ntfy).
+ * apps' `p` subscriptions (docs/protocol/mp.md §12.2), and the targets a user adds (webhook, ntfy).
  */
 
 export const CHANNELS = ['apns', 'fcm', 'expo', 'mail', 'webhook', 'ntfy'] as const;

@@ -1,5 +1,5 @@
 /**
- * The text of a push notification as the reference builds it (mp-protocol.md §12.1): the car's
+ * The text of a push notification as the reference builds it (docs/protocol/mp.md §12.1): the car's
  * text, with `E` vehicle-error alerts rendered as the reference does without its code tables
  * (VECE), and the vehicle named by its id and, where the owner gave it one, its name.
  */

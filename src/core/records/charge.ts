@@ -1,4 +1,4 @@
-/** `/api/charge` (http-api-v2.md §4.9): the `S` record's charge fields plus part of `D`. */
+/** `/api/charge` (docs/protocol/http-api-v2.md §4.9): the `S` record's charge fields plus part of `D`. */
 import { addEnvironment, CHARGE_D } from './environment.js';
 import { addTime, copyFields, PARANOID, splitFields, type RecordBody, type RecordResult, type StoredRecord } from './fields.js';
 

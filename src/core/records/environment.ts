@@ -1,6 +1,6 @@
 /**
- * The `D` record (mp-messages.md §3.2, §6.4) as `/api/status` and `/api/charge` show it
- * (http-api-v2.md §4.8, §4.9): door and status bits as masked numbers, the rest as sent.
+ * The `D` record (docs/protocol/messages.md §3.2, §6.4) as `/api/status` and `/api/charge` show it
+ * (docs/protocol/http-api-v2.md §4.8, §4.9): door and status bits as masked numbers, the rest as sent.
  *
  * Two masks differ from REF on purpose (docs/compatibility.md): `carawake` is doors3 bit 0x01 (REF
  * tested 0x02, the cooling pump) and `alarmsounding` is doors4 bit 0x02 (REF tested 0x04, which no

@@ -1,6 +1,6 @@
 /**
- * The list-shaped bodies of the HTTP API v2 (http-api-v2.md §4.4–§4.7, §4.12) with REF's value
- * types as recorded (reference-transcripts.md): counts and flags are numbers, times
+ * The list-shaped bodies of the HTTP API v2 (docs/protocol/http-api-v2.md §4.4–§4.7, §4.12) with REF's value
+ * types as recorded (docs/protocol/transcripts.md): counts and flags are numbers, times
  * `YYYY-MM-DD HH:MM:SS` strings, record numbers and counts numbers, `totalsize` a string (MySQL's
  * DECIMAL `SUM()`), message payloads strings.
  */

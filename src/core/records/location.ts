@@ -1,4 +1,4 @@
-/** `/api/location` (http-api-v2.md §4.10): `L` fields 1–14; fields 15–19 are not exposed. */
+/** `/api/location` (docs/protocol/http-api-v2.md §4.10): `L` fields 1–14; fields 15–19 are not exposed. */
 import { addTime, copyFields, PARANOID, splitFields, type RecordBody, type RecordResult, type StoredRecord } from './fields.js';
 
 /** [key, L field]. Also the source of the OpenAPI schema. */

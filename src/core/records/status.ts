@@ -1,4 +1,4 @@
-/** `/api/status` (http-api-v2.md §4.8): the `S` record's main fields plus the `D` record. */
+/** `/api/status` (docs/protocol/http-api-v2.md §4.8): the `S` record's main fields plus the `D` record. */
 import { addEnvironment, STATUS_D } from './environment.js';
 import { addTime, copyFields, PARANOID, splitFields, type RecordBody, type RecordResult, type StoredRecord } from './fields.js';
 

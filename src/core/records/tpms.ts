@@ -1,5 +1,5 @@
 /**
- * `/api/tpms` (http-api-v2.md §4.11): from the extended `Y` record when there is one (mp-messages.md
+ * `/api/tpms` (docs/protocol/http-api-v2.md §4.11): from the extended `Y` record when there is one (docs/protocol/messages.md
  * §3.5), else from the legacy four-wheel `W` record (§3.4); neither gives `{}`.
  *
  * REF dies on every `Y` record (`max` is not imported), so the `Y` body is what it evidently meant: per wheel

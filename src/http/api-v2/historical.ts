@@ -1,5 +1,5 @@
 /**
- * `GET /api/historical/<VEHICLEID>[/<RECORDTYPE>]` with `since` (http-api-v2.md §4.12); with
+ * `GET /api/historical/<VEHICLEID>[/<RECORDTYPE>]` with `since` (docs/protocol/http-api-v2.md §4.12); with
  * `format=csv` the same rows as a CSV download (src/http/records-csv.ts, shared with the custom
  * API's `/api/<service>/csv`).
  */

@@ -1,5 +1,5 @@
 /**
- * The OpenAPI description of the reference's HTTP API v2 (http-api-v2.md §4, README "HTTP API v2",
+ * The OpenAPI description of the reference's HTTP API v2 (docs/protocol/http-api-v2.md §4, README "HTTP API v2",
  * "CSV downloads"): sessions, tokens, vehicles, the stored records and the history, one operation
  * per row of the group's table (routes.ts). Errors are one line of plain text.
  */

@@ -1,5 +1,5 @@
 /**
- * The record endpoints (http-api-v2.md §4.7–§4.11): `GET /api/protocol|status|charge|location|tpms/
+ * The record endpoints (docs/protocol/http-api-v2.md §4.7–§4.11): `GET /api/protocol|status|charge|location|tpms/
  * <VEHICLEID>`. They read the last stored message of each code; none of them registers the caller
  * as an app. The bodies come from the pure decoders of core/records.
  */

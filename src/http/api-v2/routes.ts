@@ -1,5 +1,5 @@
 /**
- * The table of the reference's API v2 (http-api-v2.md §4): each call's method and path, its
+ * The table of the reference's API v2 (docs/protocol/http-api-v2.md §4): each call's method and path, its
  * handler with its options (in this folder) and its OpenAPI description (openapi.ts). Errors are
  * one line of text.
  */

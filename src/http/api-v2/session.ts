@@ -1,4 +1,4 @@
-/** `GET /api/cookie` (log in) and `DELETE /api/cookie` (log out): http-api-v2.md §4.1–§4.2. */
+/** `GET /api/cookie` (log in) and `DELETE /api/cookie` (log out): docs/protocol/http-api-v2.md §4.1–§4.2. */
 import { sessionCookie } from '../auth.js';
 import { sendText } from '../reply.js';
 import type { ApiRoute } from '../api-call.js';
@@ -10,7 +10,7 @@ export const login: ApiRoute = {
     const old = sessionCookie(req.headers.cookie, ctx.cookieNames);
     if (old) await ctx.sessions.end(old);
     const s = await ctx.sessions.create({ id: principal.ownerId, name: principal.ownerName }, principal.permit, principal.tokenHash);
-    // bare header, no attributes: some clients split the raw header (http-api-v2.md §4.1)
+    // bare header, no attributes: some clients split the raw header (docs/protocol/http-api-v2.md §4.1)
     reply.header('Set-Cookie', `${ctx.cookieNames[0]}=${s.id}`);
     return sendText(reply, 200, 'Login ok');
   },

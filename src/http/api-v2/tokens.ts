@@ -1,5 +1,5 @@
 /**
- * API tokens: `GET`, `POST /api/token` and `DELETE /api/token/<TOKEN>` (http-api-v2.md §4.3).
+ * API tokens: `GET`, `POST /api/token` and `DELETE /api/token/<TOKEN>` (docs/protocol/http-api-v2.md §4.3).
  * A token is 256 random bits (64 hex characters), shown once at creation; only its SHA-256 is
  * stored. Where REF lists the token itself, vts lists that hash: it identifies the token (it can
  * be passed to DELETE) but cannot be used to log in.

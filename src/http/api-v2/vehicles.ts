@@ -1,6 +1,6 @@
 /**
  * `GET /api/vehicles`, and `GET`/`DELETE /api/vehicle/<VEHICLEID>`, which register and
- * unregister the caller as an app of the vehicle (http-api-v2.md §4.4–§4.6, product spec §3).
+ * unregister the caller as an app of the vehicle (docs/protocol/http-api-v2.md §4.4–§4.6, §4.5).
  */
 import { vehicleConnectBody, vehicleListRow } from '../../core/records/lists.js';
 import { forbidden, sendJson, sendJsonText } from '../reply.js';

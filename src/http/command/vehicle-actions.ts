@@ -1,6 +1,6 @@
 /**
- * The reference's "Not Yet Implemented" group (http-api-v2.md §4.13), implemented on the command
- * service with the MP commands of mp-messages.md §5. Each needs the right `command`,
+ * The reference's "Not Yet Implemented" group (docs/protocol/http-api-v2.md §4.13), implemented on the command
+ * service with the MP commands of docs/protocol/messages.md §5. Each needs the right `command`,
  * `admin` or `*` and the vehicle's ownership; parameters come from the query or a form body.
  *
  * | Call | MP | Parameters |

@@ -1,5 +1,5 @@
 /**
- * The custom server API that users script against today (command-execution.md §8.2, §8.3):
+ * The custom server API that users script against today (docs/protocol/commands.md §8.2, §8.3):
  * `GET|POST /api/<service>/cmd` (also `/api/call?fn.name=<service>/cmd`) with `fn.vehicleid`,
  * `fn.carpass` and `fn.cmd` in the query or a form body, authenticated by the vehicle id and its
  * server password; `fn.cmd` in the extended syntax (`#<code>,…/<n>`, `*<ussd>#`, `@<AT>`, else a

@@ -1,7 +1,7 @@
 /**
  * `GET|POST /api/<service>/csv` (also `/api/call?fn.name=<service>/csv`): historical records as a
  * CSV download for scripts that hold only the vehicle id and its server password (a vts addition
- * beside the custom command API, command-execution.md §8.2). Parameters: `fn.vehicleid`,
+ * beside the custom command API, docs/protocol/commands.md §8.2). Parameters: `fn.vehicleid`,
  * `fn.carpass`, `fn.types` (comma list of record types, any case; required), `fn.since`
  * (`YYYY-MM-DD[ HH:MM:SS]` UTC, optional: only newer records). Errors: 400 missing or bad input,
  * 401 wrong vehicle or password, 413 too many records, each with a one-line text.

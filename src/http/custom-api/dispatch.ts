@@ -1,5 +1,5 @@
 /**
- * The functions of the custom server API (command-execution.md §8.2): `/api/<service>/<name>` or
+ * The functions of the custom server API (docs/protocol/commands.md §8.2): `/api/<service>/<name>` or
  * `/api/call?fn.name=<service>/<name>`, `<service>` being `ctx.commandService` (default `ovms`).
  * Each authenticates with the vehicle id and its password itself (src/http/custom-api/vehicle-auth.ts).
  */

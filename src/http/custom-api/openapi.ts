@@ -1,5 +1,5 @@
 /**
- * The OpenAPI description of the custom server API that scripts use (command-execution.md §8.2,
+ * The OpenAPI description of the custom server API that scripts use (docs/protocol/commands.md §8.2,
  * README "Remote commands", "CSV downloads"): `/api/ovms/cmd`, `/api/ovms/csv` and their older form
  * `/api/call?fn.name=…`, authenticated by the vehicle id and its server (car) password. `ovms` is
  * the default of `--command-service`, which renames that path segment. Errors are one line of text

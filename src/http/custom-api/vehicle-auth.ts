@@ -1,5 +1,5 @@
 /**
- * The custom API's authentication (command-execution.md §8.2): the vehicle id and its server
+ * The custom API's authentication (docs/protocol/commands.md §8.2): the vehicle id and its server
  * (car) password, `fn.vehicleid` and `fn.carpass`, checked through the login guard like every
  * other secret (the vehicle is the account; an attempt over a limit is not checked).
  */

@@ -1,6 +1,6 @@
 /**
  * The OpenAPI description of `/mqapi`, the HTTP auth backend of an external Mosquitto
- * (http-api-v2.md §5; the handler and its calls: routes.ts).
+ * (docs/protocol/http-api-v2.md §5; the handler and its calls: routes.ts).
  */
 import { errorResponses, mergeResponses, NO_LOGIN, text, textLine } from '../openapi/common.js';
 import type { Operation, Paths, Response, Schema } from '../openapi/types.js';

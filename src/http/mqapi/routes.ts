@@ -1,5 +1,5 @@
 /**
- * `/mqapi`: the HTTP auth backend of a Mosquitto with the HTTP auth plugin (http-api-v2.md §5),
+ * `/mqapi`: the HTTP auth backend of a Mosquitto with the HTTP auth plugin (docs/protocol/http-api-v2.md §5),
  * so that an external broker applies vts's users, tokens and topic rules. POST form fields only;
  * the outcome is the status code and the reason phrase, bodies are empty unless stated:
  * - `/mqapi/auth` (`username`, `password`: account password or API token; `clientid`): 200

@@ -23,7 +23,7 @@ export const textLine = (text: string): Schema => ({ type: 'string', const: `${t
 /** Any one line of text ending in a newline. */
 export const ANY_LINE: Schema = { type: 'string', pattern: '\\n$' };
 
-/** The user logins of `/api` (http-api-v2.md §3.1): a password or a token with the user name, or the cookie. */
+/** The user logins of `/api` (docs/protocol/http-api-v2.md §3.1): a password or a token with the user name, or the cookie. */
 export const USER_LOGIN: SecurityRequirement[] = [{ username: [], password: [] }, { username: [], apiToken: [] }, { sessionCookie: [] }];
 /** No authentication. */
 export const NO_LOGIN: SecurityRequirement[] = [];

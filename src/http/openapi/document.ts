@@ -81,7 +81,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
     },
     servers: [{ url: '/', description: 'This server (HTTP, by default on 6868; HTTPS, by default on 6869)' }],
     tags: [
-      { name: 'API v2', description: "The reference server's API (http-api-v2.md)." },
+      { name: 'API v2', description: "The reference server's API (docs/protocol/http-api-v2.md)." },
       { name: 'Commands', description: 'Remote commands through the command service.' },
       { name: 'Custom API', description: 'Scripts that hold the vehicle id and its server password.' },
       { name: 'Web API', description: "The dashboard's calls (docs/web-api.md)." },

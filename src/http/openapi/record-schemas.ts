@@ -1,7 +1,7 @@
 /**
- * The schemas of the decoded record bodies (http-api-v2.md §4.8–§4.11): `/api/status`,
+ * The schemas of the decoded record bodies (docs/protocol/http-api-v2.md §4.8–§4.11): `/api/status`,
  * `/api/charge`, `/api/location`, `/api/tpms`, and the lock and valet state. As the reference
- * types them (reference-transcripts.md), and clients rely on it: every field copied from a car
+ * types them (docs/protocol/transcripts.md), and clients rely on it: every field copied from a car
  * message is a **string** (null when the message ended before it), the door and status bits are
  * **numbers** equal to their mask or 0 (`"caron":128`, never a boolean), `m_msgage_<x>` is a number
  * of seconds and `m_msgtime_<x>` a `YYYY-MM-DD HH:MM:SS` string. A body has the keys of each record
@@ -59,7 +59,7 @@ const TPMS_W: Schema = recordBody('From the four-wheel `W` record (pressures in 
 const TPMS_Y: Schema = {
   type: 'object',
   description:
-    'From the extended `Y` record (mp-messages.md §3.5): per wheel `<name>` (its name lower-cased) the pressure in kPa as sent and in ' +
+    'From the extended `Y` record (docs/protocol/messages.md §3.5): per wheel `<name>` (its name lower-cased) the pressure in kPa as sent and in ' +
     'psi (a number), temperature, health and alert as sent; the four validity fields; `staletpms` their numeric maximum; ' +
     '`m_msgtime_w`/`m_msgage_w` copy the `y` times for clients of the `W` body.',
   properties: {

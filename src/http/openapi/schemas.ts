@@ -47,7 +47,7 @@ export const SCHEMAS: Record<string, Schema> = {
     required: ['error'],
     additionalProperties: false,
   },
-  // --- API v2 (http-api-v2.md §4) ---
+  // --- API v2 (docs/protocol/http-api-v2.md §4) ---
   VehicleRow: exact('One vehicle of `GET /api/vehicles`.', {
     id: { type: 'string' },
     v_apps_connected: { ...COUNT, description: 'MP apps plus API sessions registered with `GET /api/vehicle` and live streams.' },

@@ -94,7 +94,7 @@ export interface Operation {
   /** Absent: the document's default (a user login); `[]`: no authentication. */
   security?: SecurityRequirement[];
   deprecated?: boolean;
-  /** Any one of these rights is needed (http-api-v2.md §3.3); absent: any authenticated caller. */
+  /** Any one of these rights is needed (docs/protocol/http-api-v2.md §3.3); absent: any authenticated caller. */
   'x-vts-rights'?: string[];
 }
 

@@ -1,5 +1,5 @@
 /**
- * The FIFO of commands waiting for `c` responses from one car connection (mp-protocol.md §11).
+ * The FIFO of commands waiting for `c` responses from one car connection (docs/protocol/mp.md §11).
  * A command that stops waiting (it timed out) is replaced by a placeholder (null) so that the
  * answer meant for it is consumed and dropped instead of reaching the next command.
  */

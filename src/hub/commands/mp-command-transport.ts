@@ -1,6 +1,6 @@
 /**
  * The command service's way to a vehicle on the v2 link of this node: the command goes to the car
- * and a waiter for its answer into the car connection's response queue (mp-protocol.md §11), so a
+ * and a waiter for its answer into the car connection's response queue (docs/protocol/mp.md §11), so a
  * reply reaches exactly the job that asked. On a timeout the job's place in the queue is kept as
  * a placeholder: the late reply is dropped, not given to the next command.
  */

@@ -1,5 +1,5 @@
 /**
- * The background output of `run <cmd> [; <cmd>…]` (command-execution.md §7): the module answers
+ * The background output of `run <cmd> [; <cmd>…]` (docs/protocol/commands.md §7): the module answers
  * the command at once and sends each background command's output later as an info notification
  * (`PI…`). The command service registers here, before the command is sent, for as many outputs
  * as the command starts; they come in the order the `run`s started (the v2 link does not say

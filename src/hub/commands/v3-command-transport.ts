@@ -1,6 +1,6 @@
 /**
  * The command service's way to a vehicle on the v3 link of this node: the bridge's V3Link runs
- * the MP command as a console command (mqtt-v3.md §4.2, §11.7). It cannot carry a message it
+ * the MP command as a console command (docs/protocol/mqtt-v3.md §4.2, §11.7). It cannot carry a message it
  * cannot read (a paranoid command); an MP client gets the `c` record built from the outcome.
  */
 import { responseData } from '../../core/commands/shell-map.js';

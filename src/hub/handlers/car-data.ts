@@ -1,4 +1,4 @@
-/** Store-and-forward of the car's data messages (mp-protocol.md §9.1). */
+/** Store-and-forward of the car's data messages (docs/protocol/mp.md §9.1). */
 import { repairStatus } from '../../core/mp/car-message.js';
 import type { HubPort } from './port.js';
 import type { LiveEvent, StoredRef } from '../types.js';

@@ -1,4 +1,4 @@
-/** `c` responses from the car, routed to the command that asked (mp-protocol.md §11.2). */
+/** `c` responses from the car, routed to the command that asked (docs/protocol/mp.md §11.2). */
 import { completesCommand } from '../../core/mp/command.js';
 import type { Handler } from './port.js';
 import type { HubPort } from './port.js';

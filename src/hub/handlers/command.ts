@@ -1,5 +1,5 @@
 /**
- * `C` commands from apps and batch clients (mp-protocol.md §11.1). Commands 30–32 are answered by
+ * `C` commands from apps and batch clients (docs/protocol/mp.md §11.1). Commands 30–32 are answered by
  * the server; every other one goes through the command service, like the HTTP command API: it is
  * queued behind the vehicle's other commands, timed, audited (caller `mp:<connection>`), and sent
  * over the link that reaches the vehicle. The car's answer records reach the sender as they come.
@@ -23,7 +23,7 @@ const failureText = (err: unknown): string => commandFailure(err).mp;
 /**
  * Runs an MP client's command (`C<fn>,<params>`, or a paranoid `E` command whose function is
  * encrypted: `fn` null) through the command service. The message goes to a v2 car unchanged; a
- * vehicle only on the v3 link runs it as a console command (mqtt-v3.md §11.7) and the sender gets
+ * vehicle only on the v3 link runs it as a console command (docs/protocol/mqtt-v3.md §11.7) and the sender gets
  * the `c` record built from its output. When no answer comes (not connected, timeout, queue full),
  * the sender of a plain command gets `c<fn>,1,<why>` (REF stays silent); for a paranoid command no
  * reply can be built.

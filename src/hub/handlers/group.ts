@@ -1,4 +1,4 @@
-/** Group updates `g` from cars and subscriptions `G` (mp-protocol.md §14). */
+/** Group updates `g` from cars and subscriptions `G` (docs/protocol/mp.md §14). */
 import { groupMessageData, parseGroupSubscription, parseGroupUpdate } from '../../core/mp/group.js';
 import { ignored, type Handler } from './port.js';
 

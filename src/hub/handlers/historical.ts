@@ -1,4 +1,4 @@
-/** Historical records from cars: `H` (no ack) and `h` (acked once durable) (mp-protocol.md §15). */
+/** Historical records from cars: `H` (no ack) and `h` (acked once durable) (docs/protocol/mp.md §15). */
 import { historicalTimes, parseAckedH, parseH, type HistoricalInput } from '../../core/mp/historical.js';
 import { logStoreFailure } from '../../store/outage.js';
 import type { HistoricalRecord } from '../../store/store.js';

@@ -1,5 +1,5 @@
 /**
- * Paranoid mode (mp-protocol.md §10): `ET<token>` and `EM<code><payload>` are relayed opaquely.
+ * Paranoid mode (docs/protocol/mp.md §10): `ET<token>` and `EM<code><payload>` are relayed opaquely.
  * The server only looks at the inner code to route commands and responses and to store the
  * car's messages under their code.
  */

@@ -1,5 +1,5 @@
 /**
- * `A` ping → `a` (mp-protocol.md §9). To an app or batch client the `a` goes after what it was
+ * `A` ping → `a` (docs/protocol/mp.md §9). To an app or batch client the `a` goes after what it was
  * sent before (which waits for the store's commit). To a car it goes at once: a keepalive, it
  * tells the car nothing about what is stored (`h` is the protocol's acknowledgement, sent once
  * the record is on disk), and holding it back would cost the ingest path a commit per turn.

@@ -1,4 +1,4 @@
-/** `P` notifications and `p` push subscriptions (mp-protocol.md §12). */
+/** `P` notifications and `p` push subscriptions (docs/protocol/mp.md §12). */
 import { sameSecret } from '../../core/crypto/same-secret.js';
 import { parsePushSubscription } from '../../core/mp/push-subscription.js';
 import type { Handler } from './port.js';

@@ -1,4 +1,4 @@
-/** Commands 30, 31 and 32, answered by the server itself (mp-protocol.md §11.4). */
+/** Commands 30, 31 and 32, answered by the server itself (docs/protocol/mp.md §11.4). */
 import { commandParams } from '../../core/mp/command.js';
 import {
   historicalRecordsResponse,
@@ -33,7 +33,7 @@ async function answer(hub: HubPort, link: VehicleLink, fn: number, params: strin
       if (r.clientType !== 'C' && r.clientType !== 'A') continue;
       let d = days.get(r.day);
       if (!d) days.set(r.day, (d = { day: utcDay(r.day), carRx: 0, carTx: 0, appRx: 0, appTx: 0 }));
-      // "car received" is what the server sent to the car, and so on (mp-protocol.md §17)
+      // "car received" is what the server sent to the car, and so on (docs/protocol/mp.md §17)
       if (r.clientType === 'C') {
         d.carRx += r.tx;
         d.carTx += r.rx;

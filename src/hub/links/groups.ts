@@ -1,4 +1,4 @@
-/** Group messages (mp-protocol.md §14) of this node's cars and apps, across all owners (a cluster shares the cars' data: src/hub/cluster/cluster.ts). */
+/** Group messages (docs/protocol/mp.md §14) of this node's cars and apps, across all owners (a cluster shares the cars' data: src/hub/cluster/cluster.ts). */
 import type { Peer } from './peer.js';
 
 export class GroupRegistry {

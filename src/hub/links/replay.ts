@@ -1,5 +1,5 @@
 /**
- * What a logging-in app or batch client gets first (mp-protocol.md §8.1): `Z`, the stored car
+ * What a logging-in app or batch client gets first (docs/protocol/mp.md §8.1): `Z`, the stored car
  * messages (paranoid ones behind one `ET`), `T<age>`; and what was held for it meanwhile.
  */
 import { replayOrder } from '../../core/mp/car-message.js';

@@ -1,5 +1,5 @@
 /**
- * Traffic accounting per vehicle, client type and UTC day (mp-protocol.md §17). Connections
+ * Traffic accounting per vehicle, client type and UTC day (docs/protocol/mp.md §17). Connections
  * count their bytes in plain fields (no per-message map lookups); the accounting collects and
  * resets them when a connection ends and on every flush.
  */

@@ -13,7 +13,7 @@ export interface V3Link {
   /** Apps and API sessions watching the vehicle now: the bridge is a v3 client while it is > 0. */
   clientCount(n: number): void;
   /**
-   * Runs an MP command as a console command (mqtt-v3.md §11.7); rejects with
+   * Runs an MP command as a console command (docs/protocol/mqtt-v3.md §11.7); rejects with
    * VTS_ERR_COMMAND_TIMEOUT or VTS_ERR_NOT_CONNECTED.
    */
   run(command: MpCommand, timeoutMs: number): Promise<CommandOutcome>;

@@ -1,4 +1,4 @@
-/** Who is connected to one vehicle on this node right now (in memory only; mp-protocol.md §8, §13). */
+/** Who is connected to one vehicle on this node right now (in memory only; docs/protocol/mp.md §8, §13). */
 import { CommandQueue } from '../commands/command-queue.js';
 import type { Peer } from './peer.js';
 import type { V3Link } from './v3-link.js';

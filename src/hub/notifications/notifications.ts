@@ -1,5 +1,5 @@
 /**
- * Push notifications (mp-protocol.md §12): a car's `P` alerts and the server's own (a car's failed
+ * Push notifications (docs/protocol/mp.md §12): a car's `P` alerts and the server's own (a car's failed
  * or restored login). Each is kept as `*-Log-Notification` history, handed to the notifier (the
  * push service: on the node that holds the vehicle, so once in a cluster) and, once committed, to
  * the listeners of `events` (`run` outputs) and to the live watchers of every node. The text is

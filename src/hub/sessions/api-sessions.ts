@@ -1,5 +1,5 @@
 /**
- * HTTP API sessions (http-api-v2.md §3.4, product spec §3). A session is created by
+ * HTTP API sessions (docs/protocol/http-api-v2.md §3.4, §4.5). A session is created by
  * `GET /api/cookie` (or the web sign-in), lives while it is used (sliding expiry: REF's fixed
  * expiry stalls clients), and counts as an app of every vehicle it connected to with
  * `GET /api/vehicle/<id>`. Sessions of the web sign-in (with a CSRF token) have their own, longer

@@ -1,5 +1,5 @@
 /**
- * The firmware's command tree (`OvmsCommand`, command-execution.md §2.3, module-console.md §2):
+ * The firmware's command tree (`OvmsCommand`, docs/protocol/commands.md §2.3, docs/protocol/module-console.md §2):
  * named commands with a title, a usage template and argument bounds, resolved token by token with
  * unique-prefix abbreviations. `dispatch` reproduces the firmware's answers to everything that
  * does not reach a handler: `Unrecognised command`, `Subcommand required`, `Usage: …` lines and

@@ -1,6 +1,6 @@
 /**
  * `metrics list [-cimnpst] [<metric>]`, `metrics get <metric> [<unit>]` and
- * `metrics set <metric> <value> [<unit>]` (module-console.md §5) over the vehicle's metric set.
+ * `metrics set <metric> <value> [<unit>]` (docs/protocol/module-console.md §5) over the vehicle's metric set.
  */
 import type { ConsoleEnv } from './env.js';
 import type { Output } from './command.js';

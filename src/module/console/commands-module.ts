@@ -1,5 +1,5 @@
 /**
- * Module, boot and OTA commands (module-console.md §6): `boot [status]`, `ota [status [nocheck]]`
+ * Module, boot and OTA commands (docs/protocol/module-console.md §6): `boot [status]`, `ota [status [nocheck]]`
  * and `module reset`, which answers and hands the reboot to the module (services.reboot()) after
  * the firmware's delay, so that the answer can leave before the links drop.
  */

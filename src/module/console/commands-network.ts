@@ -1,5 +1,5 @@
 /**
- * Network and server commands (module-console.md §7): `server v2|v3 [status|start|stop|update …]`
+ * Network and server commands (docs/protocol/module-console.md §7): `server v2|v3 [status|start|stop|update …]`
  * over the module's link services, `location [status|list]` from the position metrics and the
  * `locations` config (instances `<name>` = `<lat>,<lon>[,<radius m>]`, as the firmware stores
  * them), and `wifi status` (invented but shaped like the firmware's, from the network metrics).

@@ -1,6 +1,6 @@
 /**
- * `run [-n<i|o|s>] [-S<stacksize>] [-P<priority>] <command…> [; <command…>]` (command-execution.md
- * §7, module-console.md §9): answers `Background execution started.` at once, then runs the
+ * `run [-n<i|o|s>] [-S<stacksize>] [-P<priority>] <command…> [; <command…>]` (docs/protocol/commands.md
+ * §7, docs/protocol/module-console.md §9): answers `Background execution started.` at once, then runs the
  * commands one after the other in the background. With `-ni` (default) each command's output
  * becomes an `info` notification with subtype `cmd.<full command name, dots for spaces>` (the
  * name the tokens resolved to, e.g. `cmd.metrics.list` for `met l`; `cmd.none` when not even the

@@ -1,5 +1,5 @@
 /**
- * `script eval <code>` (module-console.md §9) and the host side of the JavaScript API
+ * `script eval <code>` (docs/protocol/module-console.md §9) and the host side of the JavaScript API
  * (script-sandbox.ts): `OvmsMetrics`, `OvmsCommand.Exec`, `OvmsEvents.Raise`, `OvmsNotify.Raise`,
  * `OvmsConfig`, `OvmsVehicle`, answered from the module's services. `OvmsCommand.Exec` returns
  * when the command is done, also one that waits (`sleep`): as in Duktape the script waits, and

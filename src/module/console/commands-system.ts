@@ -1,5 +1,5 @@
 /**
- * Configuration, notifications, events and the console utilities (module-console.md §8, §2):
+ * Configuration, notifications, events and the console utilities (docs/protocol/module-console.md §8, §2):
  * `config list|get|set|rm`, `notify raise text|command`, `event raise`, `echo`, `sleep`, `help`,
  * `enable`, `disable`, `exit`.
  */

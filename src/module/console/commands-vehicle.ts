@@ -1,5 +1,5 @@
 /**
- * Vehicle status and control (module-console.md §4): `stat`, `stat trip`, `charge …`, `wakeup`,
+ * Vehicle status and control (docs/protocol/module-console.md §4): `stat`, `stat trip`, `charge …`, `wakeup`,
  * `lock`/`unlock`, `valet`/`unvalet`, `climatecontrol on|off`, `homelink`, `vehicle status|list`.
  * Texts and argument handling follow the firmware's generic vehicle shell; what a command does
  * to the vehicle is the emulated vehicle's business (its metrics show the effect).

@@ -1,5 +1,5 @@
 /**
- * Metric values as the console prints them (module-console.md §1, §5): booleans `yes`/`no`,
+ * Metric values as the console prints them (docs/protocol/module-console.md §1, §5): booleans `yes`/`no`,
  * floats with up to 6 significant digits (or the fixed decimals of the definition or of the
  * command), integers, vectors as comma lists with one trailing unit label, dates as
  * `YYYY-MM-DD HH:MM:SS UTC` (the emulated module's time zone is UTC), and the unit label glued to

@@ -1,6 +1,6 @@
 /**
- * The module's JavaScript engine (`script eval`, module HTTP `type=js`; command-execution.md §2.4,
- * module-console.md §9), standing in for the firmware's Duktape: a `node:vm` context inside a
+ * The module's JavaScript engine (`script eval`, module HTTP `type=js`; docs/protocol/commands.md §2.4,
+ * docs/protocol/module-console.md §9), standing in for the firmware's Duktape: a `node:vm` context inside a
  * worker thread of its own (created on the first evaluation, one per console).
  *
  * - The context lives as long as the worker, so globals persist from one evaluation to the next

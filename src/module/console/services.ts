@@ -5,7 +5,7 @@
  */
 import type { EmulatedVehicle } from '../vehicle/vehicle.js';
 
-/** Notification types of the firmware (mqtt-v3.md §5). */
+/** Notification types of the firmware (docs/protocol/mqtt-v3.md §5). */
 export type NotificationType = 'info' | 'alert' | 'error' | 'data';
 
 export interface Notification {

@@ -1,5 +1,5 @@
 /**
- * The firmware's line editor (microrl) as far as a remote shell sees it (command-execution.md
+ * The firmware's line editor (microrl) as far as a remote shell sees it (docs/protocol/commands.md
  * §2.2): how a payload becomes lines, and a line becomes tokens.
  *
  * - LF ends a line; CR is ignored; other control characters are dropped, except backspace (BS,

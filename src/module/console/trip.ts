@@ -1,5 +1,5 @@
 /**
- * What `stat trip` reports about the current drive (module-console.md §4.2), kept as the firmware
+ * What `stat trip` reports about the current drive (docs/protocol/module-console.md §4.2), kept as the firmware
  * keeps it: when the vehicle switches on (`v.e.on` becomes true) the SOC, estimated range,
  * altitude and time are noted and the speed average restarts; each speed change while on adds a
  * sample.

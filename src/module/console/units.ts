@@ -1,5 +1,5 @@
 /**
- * The firmware's metric units (module-console.md §1): unit codes as commands take them
+ * The firmware's metric units (docs/protocol/module-console.md §1): unit codes as commands take them
  * (`metrics get v.p.odometer miles`), the labels the console glues to values, their groups, the
  * metric and imperial equivalents and the conversions between units of one group. A metric's
  * native unit comes from its definition's label (`km`, `°C`, …); labels not in this table (and

@@ -1,6 +1,6 @@
 /**
- * The module's own web server, as far as its API goes: `/api/execute` (command-execution.md §3,
- * product-spec.md §4.3 "Module HTTP server"), as FW3's `PageEntry::Serve` and
+ * The module's own web server, as far as its API goes: `/api/execute` (docs/protocol/commands.md §3,
+ * docs/protocol/commands.md §1), as FW3's `PageEntry::Serve` and
  * `OvmsWebServer::HandleCommand` answer it:
  * - GET reads its parameters only from the query string, POST only from the body (whatever its
  *   content type); names match case-insensitively, the first occurrence wins, `+` is a space.

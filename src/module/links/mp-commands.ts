@@ -1,5 +1,5 @@
 /**
- * The module's answers to MP commands `C<code>[,<params>]` (mp-messages.md §5.2, FW3 behaviour):
+ * The module's answers to MP commands `C<code>[,<params>]` (docs/protocol/messages.md §5.2, FW3 behaviour):
  * vehicle actions give `c<code>,<0|1>`, an unsupported one `c<code>,2`; command 7 runs a console
  * command and answers one line `c7,0,<output>` with line breaks as CR and commas as `;`.
  */
@@ -12,7 +12,7 @@ const SLOTS = 32;
 
 const MODES: Record<string, ChargeMode> = { '0': 'standard', '1': 'storage', '3': 'range', '4': 'performance' };
 
-/** Parameter numbers mapped to module configuration (mp-messages.md §5.4). */
+/** Parameter numbers mapped to module configuration (docs/protocol/messages.md §5.4). */
 const PARAMS: Record<number, [string, string]> = {
   0: ['vehicle', 'registered.phone'],
   2: ['vehicle', 'units.distance'],

@@ -1,6 +1,6 @@
 /**
  * The module's v2 server link (`server v2`): a car client of the message protocol, as FW3's
- * `ovms_server_v2.cpp` behaves (mp-protocol.md, mp-messages.md, mqtt-v3.md §11.6):
+ * `ovms_server_v2.cpp` behaves (docs/protocol/mp.md, docs/protocol/messages.md, docs/protocol/mqtt-v3.md §11.6):
  * - logs in with scheme 0 (TCP or TLS), then sends F and every record (S, D, L, Y, W);
  * - S and D again every `updatetime.connected` seconds while apps are connected (`Z` > 0), every
  *   `updatetime.idle` seconds otherwise, and at once when a state in them changes (charge state,
@@ -64,7 +64,7 @@ function failure(err: unknown): { status: string; message: string; code?: string
     case 'MP_CONNECT_FAILED':
       return { status: 'Error: Connection failed', message: 'v2 link connection failed', code: err.code, reason };
     case 'MP_LOGIN_CLOSED':
-      // the server refuses a login by closing the connection, without saying why (mp-protocol.md)
+      // the server refuses a login by closing the connection, without saying why (docs/protocol/mp.md)
       return {
         status: 'Error: Login refused by the server (wrong vehicle id or password?)',
         message: 'v2 link login failed',

@@ -1,5 +1,5 @@
 /**
- * What the v3 link receives (mqtt-v3.md §4, command-execution.md §6): the clients announced on
+ * What the v3 link receives (docs/protocol/mqtt-v3.md §4, docs/protocol/commands.md §6): the clients announced on
  * `client/<cid>/active` (120 s expiry) counted into `s.v3.peers`; `client/<cid>/command/<rid>`
  * payloads run as console commands, the output published on `client/<cid>/response/<rid>` (QoS 1)
  * before the command is acknowledged; `request/metric` and `request/config` answered.

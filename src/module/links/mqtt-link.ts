@@ -1,6 +1,6 @@
 /**
  * The module's v3 server link (`server v3`): an MQTT 3.1.1 client as FW3's `ovms_server_v3.cpp`
- * (3.3.006) behaves (mqtt-v3.md §1–§7, command-execution.md §6). This file holds the connection
+ * (3.3.006) behaves (docs/protocol/mqtt-v3.md §1–§7, docs/protocol/commands.md §6). This file holds the connection
  * and the link's life; what it publishes and receives lives beside it: the metrics in
  * mqtt-metrics.ts, the clients, commands and requests in mqtt-inbound.ts, the notifications in
  * mqtt-notify.ts, the `server.v3` settings in mqtt-channel.ts.

@@ -1,5 +1,5 @@
 /**
- * The metrics of the v3 link (mqtt-v3.md §3): every metric retained under
+ * The metrics of the v3 link (docs/protocol/mqtt-v3.md §3): every metric retained under
  * `<prefix>metric/<name with / for .>` (QoS 0); a full pass after login, every
  * `updatetime.sendall` seconds and on some events, at most `queue.sendall` a second; the changed
  * metrics every N seconds of module time, N by vehicle state and client presence (§3.2), at most

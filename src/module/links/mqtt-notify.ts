@@ -1,5 +1,5 @@
 /**
- * The notifications of the v3 link (mqtt-v3.md §5) on `notify/<type>/<subtype>`: info, alert and
+ * The notifications of the v3 link (docs/protocol/mqtt-v3.md §5) on `notify/<type>/<subtype>`: info, alert and
  * error at QoS 1; data records at QoS 2, one at a time, on `notify/data/<subtype>/<id>/<age>`.
  * They are queued while offline (the last 100 of each kind) and sent one a second after a
  * reconnect.

@@ -1,5 +1,5 @@
 /**
- * The module's SSH server (command-execution.md §4, product-spec.md §4.3 "Module SSH server"), as
+ * The module's SSH server (docs/protocol/commands.md §4, §1), as
  * FW3's `console_ssh.cpp` behaves towards a client:
  * - Public-key authentication against an OpenSSH authorized_keys file or text (any user name, as
  *   the firmware's `ssh.keys` holds one key per user and ours apply to every user); a signature is

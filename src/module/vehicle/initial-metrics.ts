@@ -1,6 +1,6 @@
 /**
  * The emulated car as the module starts it: its fixed figures (battery, range) and the first
- * value of every metric it keeps (mqtt-v3.md §10), a few of them drawn from the seed.
+ * value of every metric it keeps (docs/protocol/mqtt-v3.md §10), a few of them drawn from the seed.
  */
 import type { MetricValue } from '../../core/metrics/metric.js';
 import type { Random } from './random.js';

@@ -1,7 +1,7 @@
 /**
  * The emulated vehicle: a battery electric car that drives around a route, parks and charges,
- * deterministic for a seed. Its whole state lives in v3 metrics (mqtt-v3.md §10), which the links
- * publish; console commands act on it through the actions (module-console.md §4), behaving like
+ * deterministic for a seed. Its whole state lives in v3 metrics (docs/protocol/mqtt-v3.md §10), which the links
+ * publish; console commands act on it through the actions (docs/protocol/module-console.md §4), behaving like
  * the firmware's DEMO vehicle where docs/protocol/module-console.md §4.4 describes it.
  *
  * Time is the module's clock in epoch seconds (simulated: `vts module --speedup` runs it faster).
@@ -313,7 +313,7 @@ export class VehicleModel implements EmulatedVehicle {
     this.set('v.e.cooling', hvac && target < cabin - 0.5);
   }
 
-  // --- actions (module-console.md §4.3, §4.4) ---
+  // --- actions (docs/protocol/module-console.md §4.3, §4.4) ---
 
   chargeStart(): ActionOutcome {
     if (this.phase === 'charging') return 'ok';

@@ -1,11 +1,11 @@
 /**
  * What the console and the links of the module emulator need from the emulated vehicle. The
- * vehicle's whole state is its metrics (mqtt-v3.md §10); commands change the vehicle through these
+ * vehicle's whole state is its metrics (docs/protocol/mqtt-v3.md §10); commands change the vehicle through these
  * actions, and every link sees the change through the metrics.
  */
 import type { MetricSet } from '../../core/metrics/metric-set.js';
 
-/** The firmware's three outcomes of a vehicle command (module-console.md §4.3). */
+/** The firmware's three outcomes of a vehicle command (docs/protocol/module-console.md §4.3). */
 export type ActionOutcome = 'ok' | 'failed' | 'unsupported';
 
 export type ChargeMode = 'standard' | 'storage' | 'range' | 'performance';

@@ -2,7 +2,7 @@
  * Apple Push Notification service (issue 15): HTTP/2 with token authentication (a `.p8` key, its
  * key id, the team id; a JWT ES256 reused for 50 minutes), one session per host kept open and
  * reopened when it closes. `sandbox` subscriptions go to Apple's sandbox host, every other one to
- * production; a configured URL serves both. The payload is the reference's (mp-protocol.md §12.1)
+ * production; a configured URL serves both. The payload is the reference's (docs/protocol/mp.md §12.1)
  * with the vehicle named by `vehicleLabel`.
  */
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Expo push API (`expo` subscriptions, key type `simple`; mp-protocol.md §12.1): up to 90
+ * Expo push API (`expo` subscriptions, key type `simple`; docs/protocol/mp.md §12.1): up to 90
  * messages per POST to `/--/api/v2/push/send`, each answered with a ticket; the tickets' receipts
  * are checked later with POST `/--/api/v2/push/getReceipts`. A `send` may hold both kinds of
  * deliveries (state `pending`: send; state `receipt`: check the receipt `item.receipt`): the two

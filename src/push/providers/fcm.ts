@@ -3,7 +3,7 @@
  * service-account JSON as Google issues it gives the project, the account and its RSA key; an
  * OAuth2 access token is got from its `token_uri` with a signed JWT (RS256) and cached until a
  * minute before it expires, one exchange at a time. The message is the reference's data message
- * (mp-protocol.md §12.1) with the vehicle's name added.
+ * (docs/protocol/mp.md §12.1) with the vehicle's name added.
  */
 import { createHash, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * E-mail (`mail` subscriptions; mp-protocol.md §12.1): one message per delivery through an SMTP
+ * E-mail (`mail` subscriptions; docs/protocol/mp.md §12.1): one message per delivery through an SMTP
  * server (nodemailer, a pool of connections), From a configurable sender, Subject as the reference
  * writes it with the vehicle's label. SMTP 4xx and connection trouble are temporary, 5xx permanent
  * (a mailbox the server does not know is a permanent failure, not an invalid subscription: the

@@ -111,7 +111,7 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX autoprovision_owner ON autoprovision (owner_id);
 
       -- History as the reference server showed it: stored records plus the traffic counters,
-      -- which REF kept as records of type '*-OVM-Utilisation' (mp-protocol.md §17):
+      -- which REF kept as records of type '*-OVM-Utilisation' (docs/protocol/mp.md §17):
       -- 0 = server sent to the car, 1 = server received from the car, 2 = sent to apps,
       -- 3 = received from apps; time = the day; data = the decimal count. REF expired them at
       -- the next UTC midnight, hence expires = day + 86400 (vts keeps them until

@@ -11,7 +11,7 @@ import type { CommandType } from '../types';
 import type { Panel, VehicleContext } from './vehicle';
 
 const HISTORY_MAX = 50;
-/** Commands the module has (module-console.md), read-only: safe to try. */
+/** Commands the module has (docs/protocol/module-console.md), read-only: safe to try. */
 export const PLACEHOLDER = 'stat, stat trip, metrics list v.b.soc, help …';
 /** The command's result code (OVMS: 0 ok, 1 failed, 2 unsupported, 3 unimplemented) as a sentence. */
 const RESULT_TEXT: Record<number, string> = {
