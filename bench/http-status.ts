@@ -14,6 +14,7 @@ import { BenchCar } from './lib/car.js';
 import { httpLoad, type LoadTool } from './lib/http-load.js';
 import { cookieLogin, D, S } from './lib/payloads.js';
 import { rawGet, withoutClock, type RawAnswer } from './lib/raw-http.js';
+import { cpuSecondsOf } from './lib/proc.js';
 import { fmt, mib } from './lib/stats.js';
 
 export interface HttpResult {
@@ -23,6 +24,8 @@ export interface HttpResult {
   p99Ms: number;
   non2xx: number;
   errors: number;
+  /** CPU time the answering server used per request (µs): the figure the other processes on the machine move least. */
+  cpuUsPerRequest: number;
 }
 
 export interface HttpReport {
@@ -34,7 +37,7 @@ export interface HttpReport {
 const CONNECTIONS = 50;
 
 /** The bare node:http server (bench/lib/bare-http-server.mjs) answering `answer`; resolves with its port and a stop. */
-async function startBare(answer: RawAnswer): Promise<{ port: number; stop: () => Promise<void> }> {
+async function startBare(answer: RawAnswer): Promise<{ port: number; cpuSeconds: () => number; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, ['bench/lib/bare-http-server.mjs'], { stdio: ['pipe', 'pipe', 'inherit'] });
   const keepAlive = /timeout=(\d+)/.exec(answer.headers.find(([k]) => k.toLowerCase() === 'keep-alive')?.[1] ?? '');
   child.stdin!.end(
@@ -53,6 +56,7 @@ async function startBare(answer: RawAnswer): Promise<{ port: number; stop: () =>
   child.removeAllListeners('exit');
   return {
     port,
+    cpuSeconds: () => cpuSecondsOf(child.pid!),
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();
@@ -85,18 +89,21 @@ export async function runHttp(
       throw new Error(`the bare server's answer differs from vts's:\n${withoutClock(answer)}\n---\n${withoutClock(again)}`);
     }
     const results: HttpResult[] = [];
-    const cases: [string, string, Record<string, string>][] = [
-      ['cookie', `${base}${path}`, { cookie }],
+    const vts = () => server.cpuSeconds();
+    const cases: [string, string, Record<string, string>, () => number][] = [
+      ['cookie', `${base}${path}`, { cookie }, vts],
       // node's own ceiling: the same request, the same answer bytes, nothing else
-      ['bare', `http://127.0.0.1:${bare.port}${path}`, { cookie }],
-      ['token', `${base}${path}?username=${opts.user}&password=${opts.token}`, {}],
+      ['bare', `http://127.0.0.1:${bare.port}${path}`, { cookie }, bare.cpuSeconds],
+      ['token', `${base}${path}?username=${opts.user}&password=${opts.token}`, {}, vts],
       // the listener's own ceiling on this machine: a 404 answered before authentication
-      ['floor', `${base}/api/nosuchcall`, {}],
+      ['floor', `${base}/api/nosuchcall`, {}, vts],
     ];
-    for (const [label, url, headers] of cases) {
+    for (const [label, url, headers, cpuSeconds] of cases) {
       await httpLoad(opts.tool, [{ url, headers, connections: CONNECTIONS }], 1); // warm-up
+      const cpu0 = cpuSeconds();
       const r = (await httpLoad(opts.tool, [{ url, headers, connections: CONNECTIONS }], opts.seconds)).results[0]!;
-      results.push({ label, ...r, non2xx: label === 'floor' ? 0 : r.non2xx });
+      const cpuUsPerRequest = ((cpuSeconds() - cpu0) * 1e6) / (r.requestsPerSecond * Math.max(1, Math.round(opts.seconds)));
+      results.push({ label, ...r, non2xx: label === 'floor' ? 0 : r.non2xx, cpuUsPerRequest });
     }
     return { tool: opts.tool, results, rssBytes: server.rss() };
   } finally {
@@ -111,12 +118,18 @@ export function reportHttp(r: HttpReport): string {
   ];
   for (const x of r.results) {
     lines.push(
-      `  ${x.label.padEnd(6)} ${fmt(x.requestsPerSecond)} requests/s, latency p50 ${fmt(x.p50Ms, 1)} ms, p99 ${fmt(x.p99Ms, 1)} ms` +
+      `  ${x.label.padEnd(6)} ${fmt(x.requestsPerSecond)} requests/s, latency p50 ${fmt(x.p50Ms, 1)} ms, p99 ${fmt(x.p99Ms, 1)} ms, server CPU ${fmt(x.cpuUsPerRequest, 1)} µs/request` +
         (x.non2xx || x.errors ? ` (non-2xx ${x.non2xx}, errors ${x.errors})` : ''),
     );
   }
-  const rate = (label: string): number => r.results.find((x) => x.label === label)?.requestsPerSecond ?? NaN;
-  lines.push(`  cookie / bare: ${fmt((100 * rate('cookie')) / rate('bare'))} %`);
+  const of = (label: string): HttpResult | undefined => r.results.find((x) => x.label === label);
+  const [cookie, bare] = [of('cookie'), of('bare')];
+  if (cookie && bare) {
+    lines.push(
+      `  cookie / bare: ${fmt((100 * cookie.requestsPerSecond) / bare.requestsPerSecond)} % of the requests/s` +
+        ` (CPU per request: bare / cookie ${fmt((100 * bare.cpuUsPerRequest) / cookie.cpuUsPerRequest)} %)`,
+    );
+  }
   lines.push(`  server RSS afterwards: ${mib(r.rssBytes)}`);
   return lines.join('\n');
 }
