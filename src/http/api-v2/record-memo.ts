@@ -10,8 +10,8 @@
 import type { StoredRecord } from '../../core/records/fields.js';
 import type { PARANOID } from '../../core/records/fields.js';
 
-/** An answer: the JSON text of a 200, or PARANOID (the 502). */
-export type Rendered = string | typeof PARANOID;
+/** An answer: the JSON body of a 200 (its UTF-8 bytes, encoded once), or PARANOID (the 502). */
+export type Rendered = Buffer | typeof PARANOID;
 
 interface Entry {
   records: readonly (StoredRecord | undefined)[];

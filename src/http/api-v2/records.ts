@@ -12,7 +12,7 @@ import { tpmsBody } from '../../core/records/tpms.js';
 import { canonicalJson } from '../../core/records/json.js';
 import type { CarMessage } from '../../store/store.js';
 import type { HttpContext } from '../context.js';
-import { forbidden, paranoid, sendJson, sendJsonText } from '../reply.js';
+import { forbidden, paranoid, sendJson, status as withStatus } from '../reply.js';
 import { RecordMemo } from './record-memo.js';
 import { ownVehicle, type ApiRoute } from './call.js';
 
@@ -40,9 +40,10 @@ function recordRoute(codes: readonly string[], decode: (records: readonly (Store
       let rendered = memo.get(vehicle.id, records, now);
       if (rendered === undefined) {
         const body = decode(records, now);
-        rendered = memo.set(vehicle.id, records, now, body === PARANOID ? PARANOID : canonicalJson(body));
+        rendered = memo.set(vehicle.id, records, now, body === PARANOID ? PARANOID : Buffer.from(canonicalJson(body)));
       }
-      return rendered === PARANOID ? paranoid(reply) : sendJsonText(reply, 200, rendered);
+      // REF's bare JSON type: fastify adds no charset to a Buffer (the bytes are those of sendJson)
+      return rendered === PARANOID ? paranoid(reply) : withStatus(reply, 200).header('content-type', 'application/json').send(rendered);
     },
   };
 }
