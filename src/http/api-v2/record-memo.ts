@@ -5,10 +5,11 @@
  * compared by value (text, time, paranoid flag) with those the answer was rendered from. Whatever
  * the store answers is therefore what the answer shows, exactly as when it was rendered on every
  * request: a record this node wrote, one another node of a cluster or the CLI wrote (the store
- * sees those as it always has), a record removed. Nothing has to tell the memo of a change.
+ * sees those as it always has), a record removed. Nothing has to tell the memo of a change. It
+ * holds the answers of the current second only (no other can be used again): as many as vehicles
+ * were asked for in that second.
  */
-import type { StoredRecord } from '../../core/records/fields.js';
-import type { PARANOID } from '../../core/records/fields.js';
+import type { PARANOID, StoredRecord } from '../../core/records/fields.js';
 
 /** An answer: the JSON body of a 200 (its UTF-8 bytes, encoded once), or PARANOID (the 502). */
 export type Rendered = Buffer | typeof PARANOID;
@@ -26,8 +27,10 @@ function sameRecord(a: StoredRecord | undefined, b: StoredRecord | undefined): b
 
 export class RecordMemo {
   private readonly entries = new Map<string, Entry>();
+  /** The second of the entries: an answer of another second is never used again. */
+  private second = -1;
 
-  /** `max`: vehicles remembered; past it the one remembered first goes. */
+  /** `max`: vehicles remembered (in one second); past it the one remembered first goes. */
   constructor(private readonly max = 10_000) {}
 
   /** The answer rendered from these very records in this second, if remembered. */
@@ -40,6 +43,11 @@ export class RecordMemo {
 
   /** Remembers the answer rendered from `records` in second `now`; returns it. */
   set(vehicleId: string, records: readonly (StoredRecord | undefined)[], now: number, rendered: Rendered): Rendered {
+    if (now !== this.second) {
+      // the memo holds only the answers of the current second: those are all it can use
+      this.entries.clear();
+      this.second = now;
+    }
     const e = this.entries.get(vehicleId);
     if (e) {
       e.records = records;
