@@ -42,7 +42,9 @@ export class RecordMemo {
   }
 
   /** Remembers the answer rendered from `records` in second `now`; returns it. */
-  set(vehicleId: string, records: readonly (StoredRecord | undefined)[], now: number, rendered: Rendered): Rendered {
+  set(vehicleId: string, given: readonly (StoredRecord | undefined)[], now: number, rendered: Rendered): Rendered {
+    // the values, not the store's objects: nothing the store does later to those can change them
+    const records = given.map((r) => r && { data: r.data, time: r.time, paranoid: r.paranoid });
     if (now !== this.second) {
       // the memo holds only the answers of the current second: those are all it can use
       this.entries.clear();
