@@ -123,7 +123,7 @@ async function main(): Promise<void> {
       }
     }
     if (!wanted || wanted === 'http') {
-      process.stderr.write(`HTTP: GET /api/status for ${HTTP_SECONDS} s with a cookie, then with a token...\n`);
+      process.stderr.write(`HTTP: GET /api/status for ${HTTP_SECONDS} s with a cookie, from a bare node:http server, with a token...\n`);
       const server = await startServerProcess(dataDir, [...DATABASE.args, '--rate-limit-burst', '0']);
       try {
         const r = await runHttp(server, {
@@ -132,6 +132,7 @@ async function main(): Promise<void> {
           ...ACCOUNT,
           token: TOKEN,
           seconds: HTTP_SECONDS,
+          tool: loadTool(values['http-load']),
         });
         reports.push(reportHttp(r));
       } finally {

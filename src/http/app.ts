@@ -84,8 +84,9 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
     // a NUL character is no part of a path, a name or a password: refused before anything looks at it
     if (req.url.includes('%00')) return void failed(NUL_IN_URL, req, reply);
     const limiter = ctx.rateLimiter;
-    // health checks and scrapes come every few seconds from one address: never limited
-    if (OPS_PATHS.has(req.routeOptions.url ?? '')) return done();
+    // health checks and scrapes come every few seconds from one address: never limited (a path
+    // under /api/ is never theirs: fastify builds routeOptions anew on each call, not for nothing)
+    if (!req.url.startsWith('/api/') && OPS_PATHS.has(req.routeOptions.url ?? '')) return done();
     if (limiter.hit(clientAddress(req), ctx.hub.seconds())) return done();
     ctx.hub.telemetry.httpThrottled();
     const refuse = (): void => void status(reply, 429).send('');

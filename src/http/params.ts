@@ -36,7 +36,7 @@ export function apiSegments(url: string): string[] | null {
   const path = url.split('?', 1)[0] ?? '';
   const parts = path.split('/').slice(2); // '', 'api', ...
   try {
-    return parts.map((p) => decodeURIComponent(p));
+    return parts.map((p) => (p.includes('%') ? decodeURIComponent(p) : p));
   } catch {
     return null;
   }

@@ -7,14 +7,26 @@ import { VtsError } from '../errors.js';
 export type ListenerGuard = (server: Server) => void;
 
 const guards = new AsyncLocalStorage<ListenerGuard>();
+/** Starts running inside `withListenerGuard`; at 0 the storage is off (see there). */
+let starting = 0;
 
 /**
  * Runs `start` so that every listener it starts through `listen()`, also in code that knows
  * nothing of it (the embedded MQTT broker), gets `guard` before it accepts a connection: the
  * server's composition root applies its connection cap to all of its listeners this way.
+ *
+ * The guard travels with `start`'s asynchronous work through an AsyncLocalStorage. While one is
+ * in use, Node 20 runs async hooks on every promise and callback of the process, the request path
+ * of the HTTP API too; so the storage is turned off again once no start is running (every
+ * listener of a server is started while its start runs).
  */
-export function withListenerGuard<T>(guard: ListenerGuard, start: () => Promise<T>): Promise<T> {
-  return guards.run(guard, start);
+export async function withListenerGuard<T>(guard: ListenerGuard, start: () => Promise<T>): Promise<T> {
+  starting++;
+  try {
+    return await guards.run(guard, start);
+  } finally {
+    if (--starting === 0) guards.disable();
+  }
 }
 
 /**
