@@ -58,14 +58,15 @@ export function fastStatus(ctx: HttpContext, closing: () => boolean, next: Handl
     }
     const date = httpDate();
     // the headers of records.ts's reply and app.ts's onSend hook, in fastify's order
-    res.writeHead(200, 'Ok', {
-      'content-type': 'application/json',
-      date,
-      expires: date,
-      'cache-control': 'max-age=0',
-      'access-control-allow-origin': '*',
-      'content-length': String(rendered.length),
-    });
+    // (as a flat list: node writes it as it is, without walking an object's keys)
+    res.writeHead(200, 'Ok', [
+      'content-type', 'application/json',
+      'date', date,
+      'expires', date,
+      'cache-control', 'max-age=0',
+      'access-control-allow-origin', '*',
+      'content-length', String(rendered.length),
+    ]);
     res.end(rendered);
     return true;
   };
