@@ -148,7 +148,7 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
   await registerOpenApi(app);
   await registerWeb(app, ctx.web);
   // live streams are hijacked replies: fastify's close would wait for them
-  let closing = false;
+  let closing = false; // read by the answer before fastify (below)
   app.addHook('preClose', (done) => {
     closing = true;
     for (const end of [...ctx.liveStreams]) end();
@@ -169,6 +169,13 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
   // GET /api/status/<id> with a session cookie, answered before fastify (the client is the socket's
   // peer: behind trusted proxies every request goes through fastify)
   if (ctx.trustProxy.length === 0) {
+    // from the call of close on, every request goes to fastify (which answers 503 once its own
+    // closing begins, a moment later; the preClose hook above, should fastify close by itself)
+    const closeApp = app.close.bind(app) as (...a: unknown[]) => unknown;
+    app.close = ((...a: unknown[]) => {
+      closing = true;
+      return closeApp(...a);
+    }) as unknown as typeof app.close;
     const server = app.server;
     const [fastifyListener] = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
     if (fastifyListener && server.listenerCount('request') === 1) {
