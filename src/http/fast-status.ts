@@ -3,8 +3,9 @@
  * the poll every app repeats all day, and fastify's request path alone (routing, hooks, its reply)
  * costs more than the rest of the answer. Only the plainest form of the request is taken here, and
  * only when the socket's peer is the client (no trusted proxies) and the app is not closing; the
- * metrics and the access log see it as they see every answer (`answered`); the answer is written with the very bytes fastify would have sent (status
- * line, headers in their order, body: test/http/fast-status.test.ts compares them). Everything else
+ * metrics and the access log see it as they see every answer (`answered`). The answer is written
+ * with the very bytes fastify would have sent (status line, headers in their order, body:
+ * test/http/fast-status.test.ts compares them). Everything else
  * — another method or path, a query, any percent-encoding, a cookie that names no live session, a
  * vehicle of someone else, a paranoid vehicle, an error — goes on to fastify as it came, and is
  * answered there as before.
