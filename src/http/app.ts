@@ -4,6 +4,7 @@
  * `Cache-Control: max-age=0` and `Expires` equal to `Date`, as the reference's do; CORS preflight
  * requests are answered (the reference refused them with 501).
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TlsOptions } from 'node:tls';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { apiErrorStyle, dispatchApi } from './api-hall.js';
@@ -19,6 +20,7 @@ import { requestFailure } from './request-errors.js';
 import { OPS_PATHS, registerOps } from './ops.js';
 import { routeGroup } from './route-group.js';
 import { NO_TELEMETRY } from '../hub/telemetry.js';
+import { fastStatus, limiterVerdicts, type Answered } from './fast-status.js';
 
 /** Refused requests held at once (REF holds each for 20 s); beyond this they are refused at once. */
 const MAX_HELD = 1000;
@@ -87,7 +89,8 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
     // health checks and scrapes come every few seconds from one address: never limited (a path
     // under /api/ is never theirs: fastify builds routeOptions anew on each call, not for nothing)
     if (!req.url.startsWith('/api/') && OPS_PATHS.has(req.routeOptions.url ?? '')) return done();
-    if (limiter.hit(clientAddress(req), ctx.hub.seconds())) return done();
+    // counted already when it came by the answer before fastify (fast-status.ts)
+    if (limiterVerdicts.get(req.raw) ?? limiter.hit(clientAddress(req), ctx.hub.seconds())) return done();
     ctx.hub.telemetry.httpThrottled();
     const refuse = (): void => void status(reply, 429).send('');
     if (held >= MAX_HELD) return refuse();
@@ -110,13 +113,14 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
   const telemetry = ctx.hub.telemetry;
   const counted = telemetry !== NO_TELEMETRY;
   const logged = ctx.log.isLevelEnabled('debug');
-  if (counted || logged) app.addHook('onResponse', (req, reply, done) => {
-    const url = req.url ?? '';
-    const group = routeGroup(req.method, url, ctx.commandService);
-    const ms = reply.elapsedTime;
-    if (counted) telemetry.httpRequest(group, reply.statusCode, ms / 1000);
+  const answered: Answered | undefined = counted || logged ? (method, url, statusCode, ms, client) => {
+    const group = routeGroup(method, url, ctx.commandService);
+    if (counted) telemetry.httpRequest(group, statusCode, ms / 1000);
     // the path only (the query may hold a password), a token in the path masked, no headers
-    if (logged) ctx.log.debug({ method: req.method, path: loggedPath(url), status: reply.statusCode, ms: Math.round(ms * 10) / 10, client: clientAddress(req), group }, 'HTTP request');
+    if (logged) ctx.log.debug({ method, path: loggedPath(url), status: statusCode, ms: Math.round(ms * 10) / 10, client: client(), group }, 'HTTP request');
+  } : undefined;
+  if (answered) app.addHook('onResponse', (req, reply, done) => {
+    answered(req.method, req.url ?? '', reply.statusCode, reply.elapsedTime, () => clientAddress(req));
     done();
   });
 
@@ -144,7 +148,9 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
   await registerOpenApi(app);
   await registerWeb(app, ctx.web);
   // live streams are hijacked replies: fastify's close would wait for them
+  let closing = false; // read by the answer before fastify (below)
   app.addHook('preClose', (done) => {
+    closing = true;
     for (const end of [...ctx.liveStreams]) end();
     done();
   });
@@ -159,6 +165,24 @@ export async function buildHttpApp(ctx: HttpContext, tls?: TlsOptions): Promise<
   });
 
   app.setNotFoundHandler((req, reply) => (isApi(req.url.split('?', 1)[0] ?? '') ? unrecognised(reply) : notFound(reply)));
+
+  // GET /api/status/<id> with a session cookie, answered before fastify (the client is the socket's
+  // peer: behind trusted proxies every request goes through fastify)
+  if (ctx.trustProxy.length === 0) {
+    // from the call of close on, every request goes to fastify (which answers 503 once its own
+    // closing begins, a moment later; the preClose hook above, should fastify close by itself)
+    const closeApp = app.close.bind(app) as (...a: unknown[]) => unknown;
+    app.close = ((...a: unknown[]) => {
+      closing = true;
+      return closeApp(...a);
+    }) as unknown as typeof app.close;
+    const server = app.server;
+    const [fastifyListener] = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+    if (fastifyListener && server.listenerCount('request') === 1) {
+      server.removeListener('request', fastifyListener);
+      server.on('request', fastStatus(ctx, () => closing, fastifyListener, answered));
+    }
+  }
 
   return app;
 }

@@ -13,7 +13,7 @@ import { canonicalJson } from '../../core/records/json.js';
 import type { CarMessage } from '../../store/store.js';
 import type { HttpContext } from '../context.js';
 import { forbidden, paranoid, sendJson, status as withStatus } from '../reply.js';
-import { RecordMemo } from './record-memo.js';
+import { RecordMemo, type Rendered } from './record-memo.js';
 import { ownVehicle, type ApiRoute } from '../api-call.js';
 
 /** The last stored message of each code, in the order of `codes` (undefined: none stored). */
@@ -21,37 +21,49 @@ function pickRecords(messages: readonly CarMessage[], codes: readonly string[]):
   return codes.map((code) => messages.find((m) => m.code === code));
 }
 
+/** The rendered answer of a record route for one vehicle: its JSON bytes, or PARANOID (the 502). */
+export type RecordRenderer = (ctx: HttpContext, vehicleId: string) => Promise<Rendered>;
+
 /**
- * A route that decodes the vehicle's last stored messages of `codes` into one JSON object (or a
- * 502). The rendered answer is remembered per vehicle and server (record-memo.ts): a poll in the
- * same second of the same records answers the same bytes without decoding them again.
+ * A renderer that decodes the vehicle's last stored messages of `codes` into one JSON object (or
+ * PARANOID). The rendered answer is remembered per vehicle and server (record-memo.ts): a poll in
+ * the same second of the same records answers the same bytes without decoding them again.
  */
-function recordRoute(codes: readonly string[], decode: (records: readonly (StoredRecord | undefined)[], now: number) => RecordResult): ApiRoute {
+function recordRenderer(codes: readonly string[], decode: (records: readonly (StoredRecord | undefined)[], now: number) => RecordResult): RecordRenderer {
   const memos = new WeakMap<HttpContext, RecordMemo>();
+  return async (ctx, vehicleId) => {
+    const records = pickRecords(await ctx.store.getCarMessages(vehicleId), codes);
+    const now = ctx.hub.seconds();
+    let memo = memos.get(ctx);
+    if (!memo) memos.set(ctx, (memo = new RecordMemo()));
+    const rendered = memo.get(vehicleId, records, now);
+    if (rendered !== undefined) return rendered;
+    const body = decode(records, now);
+    return memo.set(vehicleId, records, now, body === PARANOID ? PARANOID : Buffer.from(canonicalJson(body)));
+  };
+}
+
+/** The route of a renderer: 403 unless the caller owns the vehicle, then its answer. */
+function recordRoute(render: RecordRenderer): ApiRoute {
   return {
     async handler(call) {
       const { ctx, reply } = call;
       const vehicle = await ownVehicle(call);
       if (!vehicle) return forbidden(reply);
-      const records = pickRecords(await ctx.store.getCarMessages(vehicle.id), codes);
-      const now = ctx.hub.seconds();
-      let memo = memos.get(ctx);
-      if (!memo) memos.set(ctx, (memo = new RecordMemo()));
-      let rendered = memo.get(vehicle.id, records, now);
-      if (rendered === undefined) {
-        const body = decode(records, now);
-        rendered = memo.set(vehicle.id, records, now, body === PARANOID ? PARANOID : Buffer.from(canonicalJson(body)));
-      }
+      const rendered = await render(ctx, vehicle.id);
       // REF's bare JSON type: fastify adds no charset to a Buffer (the bytes are those of sendJson)
       return rendered === PARANOID ? paranoid(reply) : withStatus(reply, 200).header('content-type', 'application/json').send(rendered);
     },
   };
 }
 
-export const status = recordRoute(['S', 'D'], ([s, d], now) => statusBody(s, d, now));
-export const charge = recordRoute(['S', 'D'], ([s, d], now) => chargeBody(s, d, now));
-export const location = recordRoute(['L'], ([l], now) => locationBody(l, now));
-export const tpms = recordRoute(['Y', 'W'], ([y, w], now) => tpmsBody(y, w, now));
+/** `/api/status`'s renderer, also used by the answer before fastify (src/http/fast-status.ts). */
+export const renderStatus = recordRenderer(['S', 'D'], ([s, d], now) => statusBody(s, d, now));
+
+export const status = recordRoute(renderStatus);
+export const charge = recordRoute(recordRenderer(['S', 'D'], ([s, d], now) => chargeBody(s, d, now)));
+export const location = recordRoute(recordRenderer(['L'], ([l], now) => locationBody(l, now)));
+export const tpms = recordRoute(recordRenderer(['Y', 'W'], ([y, w], now) => tpmsBody(y, w, now)));
 
 export const protocol: ApiRoute = {
   async handler(call) {
