@@ -16,7 +16,6 @@ export type Rendered = Buffer | typeof PARANOID;
 
 interface Entry {
   records: readonly (StoredRecord | undefined)[];
-  now: number;
   rendered: Rendered;
 }
 
@@ -35,8 +34,9 @@ export class RecordMemo {
 
   /** The answer rendered from these very records in this second, if remembered. */
   get(vehicleId: string, records: readonly (StoredRecord | undefined)[], now: number): Rendered | undefined {
+    if (now !== this.second) return undefined;
     const e = this.entries.get(vehicleId);
-    if (!e || e.now !== now || e.records.length !== records.length) return undefined;
+    if (!e || e.records.length !== records.length) return undefined;
     for (let i = 0; i < records.length; i++) if (!sameRecord(e.records[i], records[i])) return undefined;
     return e.rendered;
   }
@@ -50,18 +50,11 @@ export class RecordMemo {
       this.entries.clear();
       this.second = now;
     }
-    const e = this.entries.get(vehicleId);
-    if (e) {
-      e.records = records;
-      e.now = now;
-      e.rendered = rendered;
-      return rendered;
-    }
-    if (this.entries.size >= this.max) {
+    if (!this.entries.has(vehicleId) && this.entries.size >= this.max) {
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);
     }
-    this.entries.set(vehicleId, { records, now, rendered });
+    this.entries.set(vehicleId, { records, rendered });
     return rendered;
   }
 
