@@ -297,7 +297,7 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
       store,
       push,
       guard,
-      rateLimiter: httpCtx.rateLimiter,
+      rateLimiter,
       sessions,
       log,
       utilisationDays: hubOptions.utilisationDays,
@@ -336,7 +336,8 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
     close() {
       closing ??= (() => {
         listenerState = 'failed: shutting down';
-        return stack.close();
+        // each failing part by name (the caller hears of the first one only): the rest still close
+        return stack.close((name, err) => log.warn({ err }, `closing ${name} failed`));
       })();
       return closing;
     },
