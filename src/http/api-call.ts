@@ -60,9 +60,13 @@ export interface ApiGroup {
  * The vehicle named by the first argument if it belongs to the caller (ids are case-insensitive);
  * undefined otherwise: the handler answers 403 `Forbidden` (nobody learns whether it exists).
  */
-export async function ownVehicle(call: ApiCall): Promise<Vehicle | undefined> {
-  const id = (call.args[0] ?? '').toUpperCase();
+export function ownVehicle(call: ApiCall): Promise<Vehicle | undefined> {
+  return ownersVehicle(call.ctx, call.principal.ownerId, call.args[0] ?? '');
+}
+
+/** The vehicle `id` (any case) when `ownerId` owns it; also for the answer before fastify. */
+export async function ownersVehicle(ctx: HttpContext, ownerId: number, id: string): Promise<Vehicle | undefined> {
   if (id === '') return undefined;
-  const v = await call.ctx.store.getVehicle(id);
-  return v && v.ownerId === call.principal.ownerId ? v : undefined;
+  const v = await ctx.store.getVehicle(id.toUpperCase());
+  return v && v.ownerId === ownerId ? v : undefined;
 }

@@ -19,6 +19,7 @@ import { normaliseAddress } from '../core/address-key.js';
 import { PARANOID } from '../core/records/fields.js';
 import { hasRight } from '../core/auth/rights.js';
 import { API_ROUTES } from './api-hall.js';
+import { ownersVehicle } from './api-call.js';
 import { sessionCookie } from './auth.js';
 import type { HttpContext } from './context.js';
 import { httpDate } from './reply.js';
@@ -48,8 +49,8 @@ export function fastStatus(ctx: HttpContext, closing: () => boolean, next: Handl
   const answer = async (req: IncomingMessage, res: ServerResponse, id: string, cookie: string, start: number): Promise<boolean> => {
     const s = await ctx.sessions.use(cookie);
     if (!s || (rights && !hasRight(s.permit, ...rights))) return false;
-    const vehicle = await ctx.store.getVehicle(id.toUpperCase());
-    if (!vehicle || vehicle.ownerId !== s.ownerId) return false;
+    const vehicle = await ownersVehicle(ctx, s.ownerId, id);
+    if (!vehicle) return false;
     const rendered = await renderStatus(ctx, vehicle.id);
     if (rendered === PARANOID || closing() || res.headersSent) return false;
     if (answered) {

@@ -11,7 +11,7 @@ import type { CommandKind } from '../../core/commands/request.js';
 import { formatUtc } from '../../core/time.js';
 import { forbidden, sendError, sendJson } from '../reply.js';
 import { ownVehicle, type ApiCall, type ApiRoute } from '../api-call.js';
-import { commandFailure } from '../command-errors.js';
+import { commandFailure } from '../../errors.js';
 import type { Job } from '../../hub/commands/command-jobs.js';
 
 const RIGHTS = ['command', 'admin'] as const;

@@ -14,7 +14,7 @@ const OWNER = { text: ['Forbidden'], why: 'the vehicle is not one of the caller\
 
 const err = (description: string, codes: readonly string[]): Response => json(description, jsonError(codes));
 
-/** The command service's failures (src/http/command-errors.ts). */
+/** The command service's failures (src/errors.ts `commandFailure`). */
 const FAILURES: Record<string, Response> = {
   '409': err('The vehicle is not connected.', ['VTS_ERR_NOT_CONNECTED']),
   '500': err('The command failed in the server.', ['VTS_ERR_INTERNAL']),

@@ -24,7 +24,7 @@ import { statusBody } from '../../core/records/status.js';
 import { PARANOID } from '../../core/records/fields.js';
 import { forbidden, paranoid, sendError, sendJson } from '../reply.js';
 import { ownVehicle, type ApiCall, type ApiRoute } from '../api-call.js';
-import { commandFailure } from '../command-errors.js';
+import { commandFailure } from '../../errors.js';
 
 const RIGHTS = ['command', 'admin'] as const;
 const MODES: Record<string, number> = { standard: 0, storage: 1, range: 3, performance: 4 };

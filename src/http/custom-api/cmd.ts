@@ -11,7 +11,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpContext } from '../context.js';
 import type { Params } from '../params.js';
-import { commandFailure } from '../command-errors.js';
+import { commandFailure } from '../../errors.js';
 import { sendError, sendJson, sendText, status } from '../reply.js';
 import { vehicleByPassword } from './vehicle-auth.js';
 import { isThrottled, tooManyLogins } from '../auth.js';
