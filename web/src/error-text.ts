@@ -89,7 +89,8 @@ function withDetail(lead: string, detail: string): string {
  * from a JSON body, else `HTTP_<status>`), `detail` (the body's `message`, or its text).
  */
 export function errorSentence(status: number, code: string, detail = ''): string {
-  const known = CODE_TEXT[code as keyof typeof CODE_TEXT];
+  // own keys only: a code from a body such as `constructor` is no sentence of ours
+  const known = Object.hasOwn(CODE_TEXT, code) ? CODE_TEXT[code as keyof typeof CODE_TEXT] : undefined;
   if (known) return known(status, detail);
   // an API v2 answer in plain text ("Forbidden"): the status says more
   if (code.startsWith('HTTP_') || detail.trim() === '') return STATUS_TEXT[status] ?? `The server answered with status ${status}.`;
