@@ -3,7 +3,6 @@
  * authorized_keys text, the host key (ed25519, generated on first start), and a comparison of
  * secrets that takes the same time whatever they hold.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
@@ -13,14 +12,6 @@ import { VtsError } from '../../errors.js';
 import { makeFolder } from '../../util/make-folder.js';
 
 const { utils } = ssh2;
-
-function sha256(data: Buffer | string): Buffer {
-  return createHash('sha256').update(data).digest();
-}
-
-export function sameSecret(a: Buffer | string, b: Buffer | string): boolean {
-  return timingSafeEqual(sha256(a), sha256(b));
-}
 
 /**
  * The public keys of authorized_keys text: one key per line (`type base64 [comment]`); blank lines

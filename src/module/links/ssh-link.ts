@@ -25,7 +25,8 @@ import type { Logger } from 'pino';
 import ssh2 from 'ssh2';
 import type { AuthContext, AuthenticationType, ClientInfo, Connection, ParsedKey, PublicKeyAuthContext, ServerChannel } from 'ssh2';
 import type { CommandRunner } from '../console/services.js';
-import { loadHostKey, parseAuthorizedKeys, sameSecret } from './ssh-keys.js';
+import { sameSecret } from '../../core/crypto/same-secret.js';
+import { loadHostKey, parseAuthorizedKeys } from './ssh-keys.js';
 import { ShellSession, commandName, crlf, done, write } from './ssh-shell.js';
 
 const { Server } = ssh2;

@@ -7,9 +7,8 @@ import { StringDecoder } from 'node:string_decoder';
 import type { Logger } from 'pino';
 import type { ServerChannel } from 'ssh2';
 import type { CommandRunner } from '../console/services.js';
+import { MAX_LINE_BYTES } from '../console/tokenizer.js';
 
-/** microrl's line buffer keeps 799 bytes. */
-const MAX_LINE_BYTES = 799;
 
 /** LF → CRLF, as `ConsoleSSH::write` sends every line end. */
 export function crlf(text: string): string {

@@ -133,10 +133,8 @@ export function pgRetryable(err: unknown): boolean {
   );
 }
 
-const pgCode = (err: unknown): string | undefined => (err as { code?: string } | null)?.code;
-
 /** A unique index refused the row (a name or an id taken). */
-export const isUniqueViolation = (err: unknown): boolean => pgCode(err) === '23505';
+export const isUniqueViolation = (err: unknown): boolean => code(err) === '23505';
 
 /** A foreign key refused the row (its owner or vehicle is gone), or the removal of a row still referred to. */
-export const isForeignKeyViolation = (err: unknown): boolean => pgCode(err) === '23503';
+export const isForeignKeyViolation = (err: unknown): boolean => code(err) === '23503';

@@ -23,8 +23,8 @@ import {
   type RowOutcome,
 } from '../import-store.js';
 import type { PgAccess } from './pg-connection.js';
+import { isUniqueViolation } from './pg-errors.js';
 
-const pgCode = (err: unknown): unknown => (err as { code?: unknown } | null)?.code;
 
 const PUT_ORIGIN = `INSERT INTO import_origins (kind, source_key, target_key, fingerprint, secret)
   SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[])
@@ -81,7 +81,7 @@ export class PgImportStore implements ImportStore {
       });
     } catch (err) {
       const cause = (err as { cause?: unknown }).cause ?? err;
-      if (pgCode(err) === '23505' || pgCode(cause) === '23505') throw new VtsError('VTS_ERR_DUPLICATE_USER', o.name);
+      if (isUniqueViolation(err) || isUniqueViolation(cause)) throw new VtsError('VTS_ERR_DUPLICATE_USER', o.name);
       throw err;
     }
   }

@@ -51,9 +51,8 @@ import {
 import { toPushSubscription, type PushRow } from '../rows.js';
 import type { PushSubscription } from '../store.js';
 import type { PgAccess } from './pg-connection.js';
+import { isForeignKeyViolation } from './pg-errors.js';
 import { REMOVE_SUBSCRIPTION_AT, recordAttempts, unlessDeadlocked, type LockedRow } from './pg-push-attempts.js';
-
-const isForeignKeyViolation = (err: unknown): boolean => (err as { code?: string } | null)?.code === '23503';
 
 const SUBSCRIPTION_COLUMNS = 'owner_id, vehicle_id, app_id, push_type, push_key_type, push_key_value, last_updated, active::int AS active';
 

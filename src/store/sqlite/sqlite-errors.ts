@@ -6,7 +6,7 @@ function sqliteCode(err: unknown): string | undefined {
 }
 
 /** Another process holding the lock, a full disk, a passing I/O error: worth another try; a constraint or a schema error would fail the same way again. */
-export const retryable = (err: unknown): boolean => /^SQLITE_(BUSY|LOCKED|FULL|IOERR)/.test(String((err as { code?: unknown } | null)?.code ?? ''));
+export const retryable = (err: unknown): boolean => /^SQLITE_(BUSY|LOCKED|FULL|IOERR)/.test(sqliteCode(err) ?? '');
 
 export function isUniqueViolation(err: unknown): boolean {
   const c = sqliteCode(err);

@@ -55,9 +55,7 @@ import {
 } from '../push-rows.js';
 import { toPushSubscription, type PushRow } from '../rows.js';
 import type { PushSubscription } from '../store.js';
-
-const isForeignKeyViolation = (err: unknown): boolean =>
-  (err as { code?: unknown } | null)?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+import { isForeignKeyViolation } from './sqlite-errors.js';
 
 const SUBSCRIPTION_COLUMNS = 'owner_id, vehicle_id, app_id, push_type, push_key_type, push_key_value, last_updated, active';
 
