@@ -21,6 +21,7 @@
  *   to a bound that slows the cars: `congested()`); what waits for them waits, and a read that
  *   would wait for them is refused with VTS_ERR_STORE_UNAVAILABLE.
  */
+import type { DrivesStore } from './drives-store.js';
 import type { ImportStore } from './import-store.js';
 import type { PushStore } from './push-store.js';
 import type { OutageEvent } from './outage.js';
@@ -143,6 +144,10 @@ export interface Store {
   // --- vts import ---
   /** What `vts import` writes: owners, vehicles and rows brought over, with their origins (src/store/import-store.ts). */
   readonly imports: ImportStore;
+
+  // --- drives, charges and places ---
+  /** Sessions computed from the car's data, their trackers' checkpoints, the owners' places (src/store/drives-store.ts). */
+  readonly drives: DrivesStore;
 
   // --- auto-provisioning ---
   getAutoProvision(key: string): Promise<AutoProvisionRecord | undefined>;

@@ -33,6 +33,7 @@ import type {
   UtilisationRow,
   Vehicle,
 } from '../store.js';
+import { UNAVAILABLE_DRIVES, type DrivesStore } from '../drives-store.js';
 import { BufferedStore } from '../buffered-store.js';
 import type { WriteBatch } from '../write-batch.js';
 import type { OutageWatch } from '../outage.js';
@@ -51,6 +52,8 @@ export class PgStore extends BufferedStore implements Store {
   readonly push: PgPushStore;
   /** What `vts import` writes (src/store/postgres/pg-import.ts). */
   readonly imports: PgImportStore;
+  /** Drives, charges and places (not stored yet: the store's own change fills this in). */
+  readonly drives: DrivesStore = UNAVAILABLE_DRIVES;
   private readonly accounts: PgAccounts;
   private readonly vehicles: PgVehicles;
   private readonly records: PgRecords;

@@ -35,6 +35,7 @@ import type {
   UtilisationRow,
   Vehicle,
 } from '../store.js';
+import { UNAVAILABLE_DRIVES, type DrivesStore } from '../drives-store.js';
 import { BufferedStore } from '../buffered-store.js';
 import type { WriteBatch } from '../write-batch.js';
 import { migrate } from './migrations.js';
@@ -55,6 +56,8 @@ export class SqliteStore extends BufferedStore implements Store {
   readonly push: SqlitePushStore;
   /** What `vts import` writes (src/store/sqlite/sqlite-import.ts). */
   readonly imports: SqliteImportStore;
+  /** Drives, charges and places (not stored yet: the store's own change fills this in). */
+  readonly drives: DrivesStore = UNAVAILABLE_DRIVES;
   private readonly commitTransaction: (batch: WriteBatch) => void;
   private readonly caches: SqliteCaches;
   private readonly accounts: SqliteAccounts;
