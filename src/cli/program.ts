@@ -8,6 +8,7 @@ import { registerModule } from './module.js';
 import { registerNotify } from './notify.js';
 import { registerPush } from './push.js';
 import { registerServe } from './serve.js';
+import { registerSessions } from './sessions.js';
 import { registerUser } from './user.js';
 import { registerVehicle } from './vehicle.js';
 import { VERSION } from '../util/version.js';
@@ -45,6 +46,7 @@ export function buildProgram(): Command {
   registerPush(program);
   registerImport(program);
   registerBackup(program);
+  registerSessions(program);
   addHelpHints(program);
   return program;
 }

@@ -32,6 +32,7 @@ export function serverConfig(o: ServeOptions, cmd: Command): ServerConfig {
     tlsCert: o.tlsCert,
     tlsKey: o.tlsKey,
     messageHistory: o.messageHistory,
+    sessions: o.sessions !== 'off',
     notificationHistory: o.notificationHistory,
     timeouts: {
       appMs: o.timeoutApp * 1000,

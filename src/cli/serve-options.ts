@@ -30,6 +30,7 @@ export interface ServeOptions extends PushDeliveryOptions {
   logFormat?: LogFormat;
   metricsToken?: string;
   messageHistory: number;
+  sessions: 'on' | 'off';
   notificationHistory: number;
   timeoutApp: number;
   timeoutBatch: number;
@@ -147,9 +148,13 @@ export function addServeOptions(cmd: Command): void {
     parse: parseChoice(LOG_FORMATS),
   });
   addConfigOption(cmd, '--metrics-token <token>', 'serve Prometheus metrics at GET /metrics to scrapes with "Authorization: Bearer <token>" (default: no /metrics); better given as VTS_METRICS_TOKEN than on the command line');
-  addConfigOption(cmd, '--message-history <seconds>', 'keep every car message as history this long (0 = off)', {
-    default: 86400,
+  addConfigOption(cmd, '--message-history <seconds>', 'keep every car message as history this long (0 = off; drives and charges are kept apart from it)', {
+    default: 2592000,
     parse: parseCount,
+  });
+  addConfigOption(cmd, '--sessions <mode>', 'on: compute drives and charges from the car data as it comes; off: do not (vts sessions rebuild computes them later)', {
+    default: 'on',
+    parse: parseChoice(['on', 'off'] as const),
   });
   addConfigOption(cmd, '--notification-history <seconds>', 'keep notifications as history this long (0 = off)', {
     default: 2592000,

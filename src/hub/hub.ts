@@ -27,7 +27,7 @@ import { Notifications } from './notifications/notifications.js';
 import { dispatch } from './dispatch.js';
 import { groupMessageData } from '../core/mp/group.js';
 import { storeAndForward, V3_SOURCE } from './handlers/car-data.js';
-import { historicalRecord } from './handlers/historical.js';
+import { historicalRecord, observeHistorical } from './handlers/historical.js';
 import { forwardNotification } from './handlers/push.js';
 import { GroupRegistry } from './links/groups.js';
 import { LiveWatchers, type LiveListener } from './observers/live-watchers.js';
@@ -443,7 +443,11 @@ export class Hub implements HubPort {
 
   /** A historical record from the vehicle (v3 `notify/data`, events); resolves once it is durable. */
   v3Historical(vehicleId: string, rec: HistoricalInput): Promise<void> {
-    return this.store.addHistorical(historicalRecord(this, vehicleId, rec), true);
+    const stored = historicalRecord(this, vehicleId, rec);
+    return this.store.addHistorical(stored, true).then(() => {
+      const link = this.links.get(vehicleId);
+      if (link) observeHistorical(this, vehicleId, link.ownerId, stored, 'mqtt');
+    });
   }
 
   // --- notifications (docs/protocol/mp.md §12) ---

@@ -34,8 +34,10 @@ export interface ServerConfig {
   loginLimits?: Partial<LoginLimits>;
   /** scrypt password checks that may run at once (default: the CPUs, at most 4). */
   passwordChecks?: number;
-  /** Seconds car messages are kept as history (0 = off). Default 86400. */
+  /** Seconds car messages are kept as history (0 = off). Default 2,592,000 (30 days). */
   messageHistory?: number;
+  /** Drives and charges computed from the car data (src/drives/); default on. */
+  sessions?: boolean;
   /** Seconds notifications are kept as history (0 = off). Default 2592000. */
   notificationHistory?: number;
   /** Days of traffic accounting kept and reported by command 30. Default 90. */

@@ -34,6 +34,7 @@ import { refuseNewDatabase } from '../cluster/shared-database.js';
 import type { Store } from '../store/store.js';
 import { SERVER_VERSION } from '../util/version.js';
 import { PushService } from '../push/push-service.js';
+import { SessionRecorder } from '../drives/session-recorder.js';
 import { ServerMetrics, METRICS_CONTENT_TYPE } from '../metrics/prometheus.js';
 import { NO_TELEMETRY } from '../hub/telemetry.js';
 import { workerMetrics } from '../metrics/worker-metrics.js';
@@ -150,7 +151,7 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
   const push = new PushService(store, config.push ?? {}, log, { dataDir: config.dataDir, database: config.database, databaseTimeoutMs, claimer: config.cluster?.nodeId ?? hostname() });
   const hubOptions: HubOptions = {
     serverVersion: SERVER_VERSION,
-    messageHistorySeconds: config.messageHistory ?? 86400,
+    messageHistorySeconds: config.messageHistory ?? 2592000,
     notificationHistorySeconds: config.notificationHistory ?? 2592000,
     utilisationDays: config.utilisationDays ?? 90,
     commands: config.commands,
@@ -162,6 +163,15 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
   const hub = new Hub(store, log, hubOptions, parts.cluster);
   // the traffic counted since the last housekeeping is written before the store closes
   stack.push('the traffic accounting', () => flushTraffic(hub, store));
+  if (config.sessions !== false) {
+    // drives and charges: closed after the listeners (no more records), before the store
+    const recorder = new SessionRecorder(store, log, () => hub.seconds());
+    const stop = hub.onCarData(recorder.observer());
+    stack.push('the drives and charges', () => {
+      stop();
+      return recorder.close();
+    });
+  }
   await parts.cluster.start(hub.inbox);
   // what this node held leaves the cluster at once (not when its lease runs out)
   stack.push('the cluster', () => parts.cluster.stop());

@@ -40,11 +40,12 @@ export interface DrivesStore {
    */
   commitTracker(vehicleId: string, expectedSeq: number, state: string, ops: readonly SessionOp[]): Promise<number | null>;
   /**
-   * Rebuild: in one transaction, makes the vehicle's sessions exactly `sessions` (upsert by kind
-   * and key, so a session that stays keeps its id; every other one removed) and stores `state` as
-   * the checkpoint (next sequence number, whatever the stored one was). Returns the new sequence number.
+   * Rebuild: in one transaction, upserts `sessions` (by kind and key, so a session that stays keeps
+   * its id), removes every other session of the vehicle that starts at or after `since` (older
+   * ones outlive the raw history they were made from), and stores `state` as the checkpoint (next
+   * sequence number, whatever the stored one was). Returns the new sequence number.
    */
-  replaceSessions(vehicleId: string, sessions: readonly Session[], state: string): Promise<number>;
+  replaceSessions(vehicleId: string, sessions: readonly Session[], state: string, since: number): Promise<number>;
   /**
    * Drives that overlap [from, to] (start ≤ to and (end ?? +∞) ≥ from), oldest first; `path` is
    * [] unless `withPath`.

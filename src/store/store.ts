@@ -44,6 +44,12 @@ import type {
 /** The values of the interface, defined in types.ts, for importers of the Store. */
 export type * from './types.js';
 
+/** Where a page of historical records continues: after this time and record number. */
+export interface HistoricalPosition {
+  time: number;
+  recordNumber: number;
+}
+
 export interface Store {
   // --- owners (users) ---
   /** @throws VtsError VTS_ERR_DUPLICATE_USER */
@@ -103,6 +109,12 @@ export interface Store {
   summarizeHistorical(vehicleId: string, since: number): Promise<HistoricalSummary[]>;
   /** Records of one type with time > since, ordered by time then record number. */
   getHistorical(vehicleId: string, type: string, since: number): Promise<HistoricalRecord[]>;
+  /**
+   * A page of the records of one type after a position (time, then record number; null: from the
+   * start), at most `limit`, in that order: for reading a long history with flat memory
+   * (`vts sessions rebuild`). Stored records only (not the traffic counters' rows).
+   */
+  pageHistorical(vehicleId: string, type: string, after: HistoricalPosition | null, limit: number): Promise<HistoricalRecord[]>;
   /** Deletes at most `limit` records that expired before `now`; returns how many. */
   purgeExpiredHistorical(now: number, limit: number): Promise<number>;
 

@@ -52,7 +52,7 @@ export function storeAndForward(
     if (elsewhere) hub.fanOut(link.vehicleId, { messages, of, live: event });
     if (observed) {
       const source = peer === V3_SOURCE ? 'mqtt' : 'v2';
-      hub.carData.notify({ vehicleId: link.vehicleId, ownerId: link.ownerId, code, data: payload, time, source });
+      hub.carData.notify({ vehicleId: link.vehicleId, ownerId: link.ownerId, code, data: payload, time, source, historical: false });
     }
   }, link.vehicleId);
 }

@@ -11,14 +11,25 @@ export function historicalRecord(hub: HubPort, vehicleId: string, rec: Historica
   return { vehicleId, type: rec.type, recordNumber: rec.recordNumber, time, data: rec.data, expires };
 }
 
+/**
+ * Tells the car-data observers of a historical record once it is stored (the firmware's trip and
+ * charge logs make drives and charges: src/drives/).
+ */
+export function observeHistorical(hub: HubPort, vehicleId: string, ownerId: number, rec: HistoricalRecord, source: 'v2' | 'mqtt'): void {
+  if (!hub.carData.active) return;
+  hub.carData.notify({ vehicleId, ownerId, code: rec.type, data: rec.data, time: rec.time, source, historical: true });
+}
+
 export const handleHistorical: Handler = (hub, peer, link, data) => {
   const rec = parseH(data);
   if (!rec) {
     hub.log.info({ conn: peer.id, vehicle: link.vehicleId }, 'invalid H message ignored');
     return;
   }
+  const stored = historicalRecord(hub, link.vehicleId, rec);
   hub.store
-    .addHistorical(historicalRecord(hub, link.vehicleId, rec))
+    .addHistorical(stored)
+    .then(() => hub.store.afterCommit(() => observeHistorical(hub, link.vehicleId, link.ownerId, stored, 'v2'), link.vehicleId))
     // a failure of a database outage is counted in the outage's log line, not logged each
     .catch((err: unknown) => logStoreFailure(hub.log, 'error', err, { conn: peer.id }, 'storing an H record failed'));
 };
@@ -35,8 +46,12 @@ export const handleAckedHistorical: Handler = (hub, peer, link, data) => {
     peer.send('h', ackCode);
     return;
   }
-  hub.store.addHistorical(historicalRecord(hub, link.vehicleId, rec), true).then(
-    () => peer.send('h', ackCode),
+  const stored = historicalRecord(hub, link.vehicleId, rec);
+  hub.store.addHistorical(stored, true).then(
+    () => {
+      peer.send('h', ackCode);
+      observeHistorical(hub, link.vehicleId, link.ownerId, stored, 'v2');
+    },
     (err: unknown) => logStoreFailure(hub.log, 'error', err, { conn: peer.id }, 'storing an h record failed: not acknowledged'),
   );
 };

@@ -13,12 +13,17 @@ import type { Logger } from 'pino';
 export interface CarDataEvent {
   readonly vehicleId: string;
   readonly ownerId: number;
-  /** The record's message code (`S`, `D`, `L`, …). */
+  /** The record's message code (`S`, `D`, `L`, …), or a historical record's type (`*-LOG-Trip`, …). */
   readonly code: string;
-  /** The data as stored (a status record repaired), without the code. */
+  /** The data as stored (a status record repaired), without the code; a historical record's data. */
   readonly data: string;
-  /** When the server received it, in epoch seconds (its stored time). */
+  /**
+   * When the server received it, in epoch seconds (its stored time); a historical record's own
+   * time (arrival plus its negative age), which may be earlier than records already heard.
+   */
   readonly time: number;
+  /** A historical record (`H`/`h`, a v3 `notify/data`), heard once it is durably stored; else a live message. */
+  readonly historical: boolean;
   /** The link it came over: the car's v2 (MP) connection or the v3 (MQTT) link. */
   readonly source: 'v2' | 'mqtt';
 }

@@ -15,7 +15,7 @@ import {
   type SummaryRow,
   type UtilisationDbRow,
 } from '../rows.js';
-import type { CommandAuditEntry, HistoricalRecord, HistoricalSummary, UtilisationRow } from '../store.js';
+import type { CommandAuditEntry, HistoricalPosition, HistoricalRecord, HistoricalSummary, UtilisationRow } from '../store.js';
 import { changedRows, type PgAccess } from './pg-connection.js';
 
 export class PgRecords {
@@ -42,6 +42,19 @@ export class PgRecords {
       `SELECT type, record_number, time, data, expires FROM historical_all
        WHERE vehicle_id = $1 AND lower(type) = lower($2::text COLLATE "C") AND time > $3 ORDER BY time, record_number`,
       [vid, type, bound(since)],
+    );
+    return rows.map((r) => toHistorical(vid, r));
+  }
+
+  async pageHistorical(vehicleId: string, type: string, after: HistoricalPosition | null, limit: number): Promise<HistoricalRecord[]> {
+    const vid = vehicleId.toUpperCase();
+    const time = after ? bound(after.time) : -Number.MAX_SAFE_INTEGER;
+    const rec = after ? after.recordNumber : -Number.MAX_SAFE_INTEGER;
+    const rows = await this.pg.read<HistoricalRow>(
+      `SELECT type, record_number, time, data, expires FROM historical
+       WHERE vehicle_id = $1 AND lower(type) = lower($2::text COLLATE "C") AND (time > $3 OR (time = $3 AND record_number > $4))
+       ORDER BY time, record_number LIMIT $5`,
+      [vid, type, time, rec, Math.max(1, Math.floor(limit))],
     );
     return rows.map((r) => toHistorical(vid, r));
   }

@@ -22,6 +22,7 @@ import type {
   AutoProvisionRecord,
   CarMessage,
   CommandAuditEntry,
+  HistoricalPosition,
   HistoricalRecord,
   HistoricalSummary,
   NewVehicle,
@@ -159,6 +160,11 @@ export class PgStore extends BufferedStore implements Store {
   async getHistorical(vehicleId: string, type: string, since: number): Promise<HistoricalRecord[]> {
     await this.flushed();
     return this.records.getHistorical(vehicleId, type, since);
+  }
+
+  async pageHistorical(vehicleId: string, type: string, after: HistoricalPosition | null, limit: number): Promise<HistoricalRecord[]> {
+    await this.flushed();
+    return this.records.pageHistorical(vehicleId, type, after, limit);
   }
 
   async purgeExpiredHistorical(now: number, limit: number): Promise<number> {

@@ -16,7 +16,7 @@ import {
   type SummaryRow,
   type UtilisationDbRow,
 } from '../rows.js';
-import type { CommandAuditEntry, HistoricalRecord, HistoricalSummary, UtilisationRow } from '../store.js';
+import type { CommandAuditEntry, HistoricalPosition, HistoricalRecord, HistoricalSummary, UtilisationRow } from '../store.js';
 
 function prepareStatements(db: Database.Database) {
   return {
@@ -32,6 +32,11 @@ function prepareStatements(db: Database.Database) {
     getHistorical: db.prepare<[string, string, number], HistoricalRow>(
       `SELECT type, record_number, time, data, expires FROM historical_all
        WHERE vehicle_id = ? AND type = ? AND time > ? ORDER BY time, record_number`,
+    ),
+    pageHistorical: db.prepare<[string, string, number, number, number, number], HistoricalRow>(
+      `SELECT type, record_number, time, data, expires FROM historical
+       WHERE vehicle_id = ? AND type = ? AND (time > ? OR (time = ? AND record_number > ?))
+       ORDER BY time, record_number LIMIT ?`,
     ),
     purgeHistorical: db.prepare<[number, number]>(
       `DELETE FROM historical WHERE rowid IN
@@ -73,6 +78,13 @@ export class SqliteRecords {
   getHistorical(vehicleId: string, type: string, since: number): HistoricalRecord[] {
     const vid = vehicleId.toUpperCase();
     return this.stmt.getHistorical.all(vid, type, bound(since)).map((r) => toHistorical(vid, r));
+  }
+
+  pageHistorical(vehicleId: string, type: string, after: HistoricalPosition | null, limit: number): HistoricalRecord[] {
+    const vid = vehicleId.toUpperCase();
+    const time = after ? bound(after.time) : -Number.MAX_SAFE_INTEGER;
+    const rec = after ? after.recordNumber : -Number.MAX_SAFE_INTEGER;
+    return this.stmt.pageHistorical.all(vid, type, time, time, rec, Math.max(1, Math.floor(limit))).map((r) => toHistorical(vid, r));
   }
 
   purgeExpiredHistorical(now: number, limit: number): number {

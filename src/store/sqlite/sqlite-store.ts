@@ -23,6 +23,7 @@ import type {
   ApiToken,
   CarMessage,
   CommandAuditEntry,
+  HistoricalPosition,
   HistoricalRecord,
   HistoricalSummary,
   NewVehicle,
@@ -217,6 +218,11 @@ export class SqliteStore extends BufferedStore implements Store {
   async getHistorical(vehicleId: string, type: string, since: number): Promise<HistoricalRecord[]> {
     await this.flushedAll();
     return this.records.getHistorical(vehicleId, type, since);
+  }
+
+  async pageHistorical(vehicleId: string, type: string, after: HistoricalPosition | null, limit: number): Promise<HistoricalRecord[]> {
+    await this.flushedAll();
+    return this.records.pageHistorical(vehicleId, type, after, limit);
   }
 
   async purgeExpiredHistorical(now: number, limit: number): Promise<number> {

@@ -1,0 +1,207 @@
+/**
+ * The session recorder: hears every record a car sends (the hub's car-data observers, on the node
+ * the car is connected to), feeds it to the vehicle's tracker (src/core/drives/tracker.ts) and
+ * stores the drives and charges it makes, tagged with the owner's places and priced.
+ *
+ * Restarts and failovers: the tracker's state is checkpointed with every session change (and at
+ * least every `checkpointSeconds` of data), in the same transaction as the change and guarded by a
+ * sequence number (src/store/drives-store.ts). A tracker starting for a vehicle loads the
+ * checkpoint and feeds again the stored history since it (the record that woke it is in that
+ * history already), so a session open at a crash continues, and nothing is recorded twice. When
+ * another writer got there first (the car moved to another node and back, a rebuild ran), the
+ * commit is refused and the tracker starts again the same way. A vehicle without a checkpoint (a
+ * server upgraded to this version, a vehicle imported) is rebuilt from its history first.
+ *
+ * Records that arrive out of time order as history of the live types (a module sending its past
+ * `S`/`D`/`L` as `h` records: `vts module --simulate day`) cannot be fed to a tracker that is
+ * already past them: the vehicle is rebuilt a few seconds after the last of them. Firmware logs
+ * arriving late are fed as they come; the tracker merges them.
+ */
+import type { Logger } from 'pino';
+import { GRID_LOG, SessionTracker, TRIP_LOG } from '../core/drives/tracker.js';
+import { tagSession } from '../core/drives/places.js';
+import type { SessionOp } from '../core/drives/types.js';
+import type { CarDataEvent, CarDataObserver } from '../hub/hub.js';
+import type { Store } from '../store/store.js';
+import { trackedHistory } from './history-stream.js';
+import { rebuildVehicle } from './rebuild.js';
+
+export interface RecorderOptions {
+  /** Seconds between ticks of the trackers with an open session (default 60). */
+  tickSeconds?: number;
+  /** Seconds of data after which a tracker is checkpointed even without a session change (default 900). */
+  checkpointSeconds?: number;
+  /** Seconds after the last out-of-order record before its vehicle is rebuilt (default 10). */
+  rebuildDelaySeconds?: number;
+  /** Seconds without a record after which an idle tracker leaves memory (default 3600). */
+  idleSeconds?: number;
+}
+
+interface Track {
+  readonly vehicleId: string;
+  ownerId: number;
+  tracker: SessionTracker | null;
+  seq: number;
+  /** The tracker's lastTime at its last checkpoint. */
+  savedAt: number;
+  /** The server's time of the last record heard. */
+  heard: number;
+  /** Everything done for the vehicle, in order. */
+  chain: Promise<void>;
+  rebuild?: NodeJS.Timeout;
+}
+
+const LIVE = new Set(['S', 'D', 'L']);
+const LOGS = new Map([TRIP_LOG, GRID_LOG].map((t) => [t.toLowerCase(), t]));
+
+export class SessionRecorder {
+  private readonly tracks = new Map<string, Track>();
+  private readonly tickSeconds: number;
+  private readonly checkpointSeconds: number;
+  private readonly rebuildDelay: number;
+  private readonly idleSeconds: number;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly log: Logger,
+    private readonly seconds: () => number,
+    options: RecorderOptions = {},
+  ) {
+    this.tickSeconds = options.tickSeconds ?? 60;
+    this.checkpointSeconds = options.checkpointSeconds ?? 900;
+    this.rebuildDelay = options.rebuildDelaySeconds ?? 10;
+    this.idleSeconds = options.idleSeconds ?? 3600;
+  }
+
+  /** The observer to register with `hub.onCarData`; starts the ticks. */
+  observer(): CarDataObserver {
+    if (!this.timer && !this.closed) {
+      this.timer = setInterval(() => this.tickAll(), this.tickSeconds * 1000);
+      this.timer.unref();
+    }
+    return (event) => this.hear(event);
+  }
+
+  /** Takes one committed record. */
+  hear(event: CarDataEvent): void {
+    if (this.closed) return;
+    const code = event.historical ? (LOGS.get(event.code.toLowerCase()) ?? event.code) : event.code;
+    const live = LIVE.has(code);
+    if (!live && !LOGS.has(code.toLowerCase())) return;
+    const track = this.track(event.vehicleId, event.ownerId);
+    track.heard = this.seconds();
+    if (live && event.historical) {
+      this.rebuildSoon(track);
+      return;
+    }
+    this.then(track, async () => {
+      const tracker = track.tracker ?? (await this.load(track));
+      await this.apply(track, tracker.feed({ code, time: event.time, data: event.data }));
+    });
+  }
+
+  /** Waits for what is under way, checkpoints what is not saved yet, and stops. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    for (const track of this.tracks.values()) {
+      if (track.rebuild) clearTimeout(track.rebuild);
+      this.then(track, async () => {
+        if (track.tracker && track.tracker.lastTime > track.savedAt) await this.commit(track, track.tracker, []);
+      });
+    }
+    await Promise.all([...this.tracks.values()].map((t) => t.chain));
+  }
+
+  /** Ticks the trackers that wait on time, and lets idle ones go. */
+  tickAll(): void {
+    const now = this.seconds();
+    for (const track of this.tracks.values()) {
+      const tracker = track.tracker;
+      if (tracker?.busy) {
+        this.then(track, () => this.apply(track, tracker.tick(now)));
+      } else if (now - track.heard >= this.idleSeconds && !track.rebuild) {
+        this.then(track, async () => {
+          if (track.tracker && track.tracker.lastTime > track.savedAt) await this.commit(track, track.tracker, []);
+          if (this.seconds() - track.heard >= this.idleSeconds) this.tracks.delete(track.vehicleId);
+        });
+      }
+    }
+  }
+
+  private track(vehicleId: string, ownerId: number): Track {
+    let track = this.tracks.get(vehicleId);
+    if (!track) {
+      track = { vehicleId, ownerId, tracker: null, seq: 0, savedAt: 0, heard: 0, chain: Promise.resolve() };
+      this.tracks.set(vehicleId, track);
+    }
+    track.ownerId = ownerId;
+    return track;
+  }
+
+  /** Runs `step` after everything before it for the vehicle; a failure is logged and drops the tracker (it reloads). */
+  private then(track: Track, step: () => Promise<void>): void {
+    track.chain = track.chain.then(step).catch((err: unknown) => {
+      track.tracker = null;
+      this.log.error({ err, vehicle: track.vehicleId }, 'recording drives and charges failed; the vehicle starts again from its checkpoint');
+    });
+  }
+
+  /** The vehicle's tracker from its checkpoint and the history since (rebuilt first when it has none). */
+  private async load(track: Track): Promise<SessionTracker> {
+    let checkpoint = await this.store.drives.loadTracker(track.vehicleId);
+    if (!checkpoint) {
+      await rebuildVehicle(this.store, track.vehicleId, this.seconds());
+      checkpoint = await this.store.drives.loadTracker(track.vehicleId);
+    }
+    const tracker = new SessionTracker(checkpoint ? (JSON.parse(checkpoint.state) as unknown) : undefined);
+    track.seq = checkpoint?.seq ?? 0;
+    track.savedAt = tracker.lastTime;
+    track.tracker = tracker;
+    const ops: SessionOp[] = [];
+    for await (const input of trackedHistory(this.store, track.vehicleId, tracker.lastTime)) ops.push(...tracker.feed(input));
+    await this.apply(track, ops);
+    return tracker;
+  }
+
+  /** Stores the operations with a checkpoint (or a checkpoint alone when one is due). */
+  private async apply(track: Track, ops: readonly SessionOp[]): Promise<void> {
+    const tracker = track.tracker;
+    if (!tracker) return;
+    if (ops.length === 0 && tracker.lastTime - track.savedAt < this.checkpointSeconds) return;
+    await this.commit(track, tracker, ops);
+  }
+
+  private async commit(track: Track, tracker: SessionTracker, ops: readonly SessionOp[]): Promise<void> {
+    let tagged = ops;
+    if (ops.some((op) => op.op === 'put')) {
+      const places = await this.store.drives.listPlaces(track.ownerId);
+      tagged = ops.map((op) => (op.op === 'put' ? { op: 'put', session: tagSession(op.session, places) } : op));
+    }
+    const seq = await this.store.drives.commitTracker(track.vehicleId, track.seq, JSON.stringify(tracker.toJSON()), tagged);
+    if (seq === null) {
+      // another writer (another node, a rebuild) moved on: start again from its checkpoint
+      this.log.info({ vehicle: track.vehicleId }, 'drives and charges: the checkpoint moved on elsewhere; reloading');
+      track.tracker = null;
+      await this.load(track);
+      return;
+    }
+    track.seq = seq;
+    track.savedAt = tracker.lastTime;
+  }
+
+  private rebuildSoon(track: Track): void {
+    if (track.rebuild) clearTimeout(track.rebuild);
+    track.rebuild = setTimeout(() => {
+      track.rebuild = undefined;
+      this.then(track, async () => {
+        const done = await rebuildVehicle(this.store, track.vehicleId, this.seconds());
+        track.tracker = null;
+        if (done) this.log.info({ vehicle: track.vehicleId, ...done }, 'drives and charges rebuilt after records out of order');
+      });
+    }, this.rebuildDelay * 1000);
+    track.rebuild.unref();
+  }
+}
