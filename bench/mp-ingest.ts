@@ -41,6 +41,8 @@ export async function runIngest(
   password: string,
   seconds: number,
   appCount = 0,
+  /** The messages of car `k`'s batch `n` (default: the same S, D, L every time). */
+  payloads?: (k: number, n: number) => string[],
 ): Promise<IngestResult> {
   const serverOf = (k: number): number => k % servers.length;
   const apps = await Promise.all(vehicles.slice(0, appCount).map((id, k) => BenchCar.connect(servers[serverOf(k)]!.mpPort, id, password, 'A')));
@@ -65,10 +67,11 @@ export async function runIngest(
         let sentAt = 0n;
         // vary the payload a little so the store does real work
         const s = S.replace('S80', `S${50 + (k % 50)}`);
+        let n = 0;
         const next = (): void => {
           if (stop) return resolve();
           sentAt = process.hrtime.bigint();
-          car.sendAll([s, D, L, 'A']);
+          car.sendAll(payloads ? [...payloads(k, n++), 'A'] : [s, D, L, 'A']);
         };
         car.onMessage = (code) => {
           if (code !== 'a') return;

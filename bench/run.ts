@@ -4,10 +4,10 @@
  * `vts serve` child process (this process is the load generator).
  *
  *   npm run bench -- [--cars 50] [--apps 0] [--seconds 10] [--idle 10000] [--http-seconds 10] [--command-vehicles 100]
- *                    [--mqtt-vehicles 50] [--mqtt-samples 200] [--only ingest|http|command|mqtt|push|idle|cluster|import] [--database URL]
+ *                    [--mqtt-vehicles 50] [--mqtt-samples 200] [--only ingest|http|command|mqtt|push|idle|cluster|import|sessions] [--database URL]
  *                    [--redis redis://127.0.0.1:6379] [--cluster-samples 1000] [--http-load wrk|autocannon]
  *                    [--push-subscriptions 1000] [--push-vehicles 100] [--push-alerts 5] [--push-rounds 3] [--push-delay 50]
- *                    [--import-rows 1000000]
+ *                    [--import-rows 1000000] [--rebuild-rows 1000000]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -27,6 +27,7 @@ import { reportMqttBridge, runMqttBridge } from './mqtt-bridge.js';
 import { reportClusterBench, runClusterBench } from './cluster.js';
 import { reportImport, runImportBench } from './import.js';
 import { reportPush, runPushBench } from './push.js';
+import { fillHistory, reportSessions, runDrivesList, runRebuild, runSessionsIngest, seedDrives } from './sessions.js';
 import { redisProblem } from './lib/bench-cluster.js';
 import { loadTool } from './lib/http-load.js';
 
@@ -51,6 +52,7 @@ const { values } = parseArgs({
     'push-rounds': { type: 'string', default: '3' },
     'push-delay': { type: 'string', default: '50' },
     'import-rows': { type: 'string', default: '1000000' },
+    'rebuild-rows': { type: 'string', default: '1000000' },
   },
 });
 const CARS = Number(values.cars);
@@ -108,7 +110,8 @@ async function main(): Promise<void> {
       MQTT_VEHICLES,
       3, // the cluster benchmark's latency cars
       !wanted || wanted === 'push' ? PUSH_VEHICLES + CARS : 1, // push: the alert cars, then the ingest cars
-      wanted === 'ingest' || wanted === 'http' || wanted === 'command' || wanted === 'mqtt' || wanted === 'push' || wanted === 'cluster' || wanted === 'import' ? 1 : IDLE,
+      !wanted || wanted === 'sessions' ? CARS + 11 : 1, // sessions: the ingest cars, 10 with history, 1 with a year of drives
+      wanted === 'ingest' || wanted === 'http' || wanted === 'command' || wanted === 'mqtt' || wanted === 'push' || wanted === 'cluster' || wanted === 'import' || wanted === 'sessions' ? 1 : IDLE,
     );
     process.stderr.write(`provisioning ${count} vehicles in ${DATABASE.url === undefined ? dataDir : 'PostgreSQL'}...\n`);
     const { ids, ownerId } = await provision(dataDir, count);
@@ -230,6 +233,24 @@ async function main(): Promise<void> {
       const rows = Number(values['import-rows']);
       process.stderr.write(`vts import: ${rows} history rows from MariaDB...\n`);
       reports.push(reportImport(await runImportBench(rows, DATABASE.args)));
+    }
+    if (!wanted || wanted === 'sessions') {
+      const rows = Number(values['rebuild-rows']);
+      process.stderr.write(`drives and charges: MP ingest of ${CARS} driving cars with --sessions off and on, a rebuild of ${rows} history rows, GET /api/drives...\n`);
+      const pair = await runSessionsIngest((args) => startServerProcess(dataDir, [...DATABASE.args, ...args]), ids.slice(0, CARS), PASSWORD, SECONDS);
+      const history = ids.slice(CARS, CARS + 10);
+      const filled = await fillHistory(dataDir, DATABASE.url, history, rows);
+      process.stderr.write(`  ${rows} history rows written in ${filled.toFixed(1)} s; rebuilding...\n`);
+      const rebuild = await runRebuild(dataDir, [...DATABASE.args, ...history], rows);
+      const yearCar = ids[CARS + 10]!;
+      await seedDrives(dataDir, DATABASE.url, yearCar);
+      const server = await startServerProcess(dataDir, [...DATABASE.args, '--rate-limit-burst', '0']);
+      try {
+        const list = await runDrivesList(server, yearCar, ACCOUNT, HTTP_SECONDS, loadTool(values['http-load']));
+        reports.push(reportSessions(pair, rebuild, list));
+      } finally {
+        await server.stop();
+      }
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });

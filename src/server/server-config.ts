@@ -36,6 +36,8 @@ export interface ServerConfig {
   passwordChecks?: number;
   /** Seconds car messages are kept as history (0 = off). Default 2,592,000 (30 days). */
   messageHistory?: number;
+  /** The hub's clock in epoch milliseconds (default Date.now): tests script days of car data with it. */
+  clock?: () => number;
   /** Drives and charges computed from the car data (src/drives/); default on. */
   sessions?: boolean;
   /** Seconds notifications are kept as history (0 = off). Default 2592000. */

@@ -77,6 +77,8 @@ export interface RunningServer {
   readonly bridge: MqttBridge | null;
   /** Delivers push notifications from the store's outbox. */
   readonly push: PushService;
+  /** Records drives and charges from the car data (null with `sessions: false`). */
+  readonly recorder: SessionRecorder | null;
   /** The Prometheus metrics (with `metricsToken`), else null. */
   readonly metrics: ServerMetrics | null;
   /**
@@ -158,14 +160,15 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
     commandLink: config.commandLink,
     notifier: push,
     telemetry: metrics ?? NO_TELEMETRY,
+    ...(config.clock ? { now: config.clock } : {}),
   };
   const parts = clusterParts(config.cluster, log, config.cluster ? await store.databaseId() : undefined);
   const hub = new Hub(store, log, hubOptions, parts.cluster);
   // the traffic counted since the last housekeeping is written before the store closes
   stack.push('the traffic accounting', () => flushTraffic(hub, store));
-  if (config.sessions !== false) {
-    // drives and charges: closed after the listeners (no more records), before the store
-    const recorder = new SessionRecorder(store, log, () => hub.seconds());
+  // drives and charges: closed after the listeners (no more records), before the store
+  const recorder = config.sessions === false ? null : new SessionRecorder(store, log, () => hub.seconds());
+  if (recorder) {
     const stop = hub.onCarData(recorder.observer());
     stack.push('the drives and charges', () => {
       stop();
@@ -341,6 +344,7 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
       return mqtt.bridge();
     },
     push,
+    recorder,
     metrics,
     reloadTls: () => certificate?.reload('SIGHUP') ?? false,
     close() {
