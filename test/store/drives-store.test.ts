@@ -147,7 +147,7 @@ test('a rebuild makes the sessions exactly the given ones: those that stay keep 
   const a2 = drive('a', 100, 210, { source: 'log', path: [] });
   const c2 = drive('c', 500, 700);
   const y2 = charge('y', 600, 650, { chargeKind: 'dc', maxPower: 120.5 });
-  assert.equal(await d.replaceSessions('demo1', [a2, c2, drive('d', 800, 900), y2, charge('z', 950, null)], 'rebuilt'), 2);
+  assert.equal(await d.replaceSessions('demo1', [a2, c2, drive('d', 800, 900), y2, charge('z', 950, null)], 'rebuilt', 0), 2);
   assert.deepEqual(await d.loadTracker('DEMO1'), { seq: 2, state: 'rebuilt' });
 
   const drives = await d.listDrives('DEMO1', ...ALL, true);
@@ -176,8 +176,12 @@ test('a rebuild makes the sessions exactly the given ones: those that stay keep 
   assert.equal(await d.commitTracker('DEMO1', 1, 'stale', []), null);
   // a rebuild of a vehicle never tracked starts the numbers; of nothing, removes everything
   await seed(store, 'DEMO3');
-  assert.equal(await d.replaceSessions('DEMO3', [drive('a', 1, 2)], 'r'), 1);
-  assert.equal(await d.replaceSessions('DEMO1', [], 'empty'), 3);
+  assert.equal(await d.replaceSessions('DEMO3', [drive('a', 1, 2)], 'r', 0), 1);
+  // sessions that start before the history read stay (the raw history expires, sessions do not)
+  assert.equal(await d.replaceSessions('DEMO1', [], 'from 700', 700), 3);
+  assert.deepEqual((await d.listDrives('DEMO1', ...ALL)).map((s) => s.key), ['a', 'c']);
+  assert.deepEqual((await d.listCharges('DEMO1', ...ALL)).map((s) => s.key), ['y']);
+  assert.equal(await d.replaceSessions('DEMO1', [], 'empty', 0), 4);
   assert.deepEqual([...(await d.listDrives('DEMO1', ...ALL)), ...(await d.listCharges('DEMO1', ...ALL))], []);
 });
 
@@ -303,7 +307,7 @@ test('an unknown vehicle: its commit and its rebuild are refused, nothing is wri
   const unknown = (e: unknown): boolean => isVtsError(e, 'VTS_ERR_UNKNOWN_VEHICLE');
   await assert.rejects(d.commitTracker('NOPE', 0, 's', [{ op: 'put', session: drive('a', 1, 2) }]), unknown);
   await assert.rejects(d.commitTracker('NOPE', 0, 's', []), unknown);
-  await assert.rejects(d.replaceSessions('NOPE', [drive('a', 1, 2)], 's'), unknown);
+  await assert.rejects(d.replaceSessions('NOPE', [drive('a', 1, 2)], 's', 0), unknown);
   assert.equal(await d.loadTracker('NOPE'), undefined);
   assert.deepEqual(await d.listDrives('NOPE', ...ALL), []);
 });
@@ -344,7 +348,7 @@ test('a closed store: every call of the drives store rejects with VTS_ERR_STORE_
   const calls: (() => Promise<unknown>)[] = [
     () => d.loadTracker('DEMO1'),
     () => d.commitTracker('DEMO1', 1, 's', []),
-    () => d.replaceSessions('DEMO1', [], 's'),
+    () => d.replaceSessions('DEMO1', [], 's', 0),
     () => d.listDrives('DEMO1', ...ALL),
     () => d.listDrives('DEMO1', ...ALL, true),
     () => d.getDrive('DEMO1', dr!.id),

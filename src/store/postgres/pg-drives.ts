@@ -131,7 +131,7 @@ export class PgDrivesStore implements DrivesStore {
     });
   }
 
-  async replaceSessions(vehicleId: string, sessions: readonly Session[], state: string): Promise<number> {
+  async replaceSessions(vehicleId: string, sessions: readonly Session[], state: string, since: number): Promise<number> {
     const vid = vehicleId.toUpperCase();
     const wanted = uniqueByKey(sessions);
     return this.ofVehicle(vid, async (c) => {
@@ -142,9 +142,9 @@ export class PgDrivesStore implements DrivesStore {
         [vid, state, nowSeconds()],
       );
       await c.query(
-        `DELETE FROM sessions s WHERE s.vehicle_id = $1 AND NOT EXISTS (
+        `DELETE FROM sessions s WHERE s.vehicle_id = $1 AND s.start_time >= $4 AND NOT EXISTS (
            SELECT 1 FROM unnest($2::text[], $3::text[]) AS x (kind, key) WHERE x.kind = s.kind AND x.key = s.key)`,
-        [vid, wanted.map((w) => w.kind), wanted.map((w) => w.key)],
+        [vid, wanted.map((w) => w.kind), wanted.map((w) => w.key), Math.floor(since)],
       );
       for (let i = 0; i < wanted.length; i += CHUNK) await putSessions(c, vid, wanted.slice(i, i + CHUNK));
       return rows[0]!.seq;

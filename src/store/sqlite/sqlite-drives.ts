@@ -54,7 +54,7 @@ function prepareStatements(db: Database.Database) {
        ON CONFLICT (session_id) DO UPDATE SET detail = excluded.detail`,
     ),
     remove: db.prepare<[string, string, string]>('DELETE FROM sessions WHERE vehicle_id = ? AND kind = ? AND key = ?'),
-    keys: db.prepare<[string], { id: number; kind: string; key: string }>('SELECT id, kind, key FROM sessions WHERE vehicle_id = ?'),
+    keys: db.prepare<[string, number], { id: number; kind: string; key: string }>('SELECT id, kind, key FROM sessions WHERE vehicle_id = ? AND start_time >= ?'),
     removeId: db.prepare<[number]>('DELETE FROM sessions WHERE id = ?'),
     list: db.prepare<[string, string, number, number], SessionRow>(listSql(P, false)),
     listDetailed: db.prepare<[string, string, number, number], SessionRow>(listSql(P, true)),
@@ -75,7 +75,7 @@ type Statements = ReturnType<typeof prepareStatements>;
 export class SqliteDrivesStore implements DrivesStore {
   private readonly s: Statements;
   private readonly commitTx: (vid: string, expectedSeq: number, state: string, ops: readonly SessionOp[]) => number | null;
-  private readonly replaceTx: (vid: string, sessions: readonly Session[], state: string) => number;
+  private readonly replaceTx: (vid: string, sessions: readonly Session[], state: string, since: number) => number;
   private readonly retagTx: (vid: string, sessions: readonly StoredSession[]) => void;
 
   /** `open` throws VTS_ERR_STORE_CLOSED once the store is closed. */
@@ -101,12 +101,12 @@ export class SqliteDrivesStore implements DrivesStore {
       return seq + 1;
     }).immediate;
 
-    this.replaceTx = db.transaction((vid: string, sessions: readonly Session[], state: string): number => {
+    this.replaceTx = db.transaction((vid: string, sessions: readonly Session[], state: string, since: number): number => {
       const seq = (s.tracker.get(vid)?.seq ?? 0) + 1;
       s.putTracker.run(vid, seq, state, nowSeconds());
       const wanted = uniqueByKey(sessions);
       const keep = new Set(wanted.map((c) => `${c.kind}\0${c.key}`));
-      for (const r of s.keys.all(vid)) if (!keep.has(`${r.kind}\0${r.key}`)) s.removeId.run(r.id);
+      for (const r of s.keys.all(vid, Math.floor(since))) if (!keep.has(`${r.kind}\0${r.key}`)) s.removeId.run(r.id);
       for (const c of wanted) put(vid, c);
       return seq;
     }).immediate;
@@ -142,10 +142,10 @@ export class SqliteDrivesStore implements DrivesStore {
     return this.ofVehicle(vid, () => this.commitTx(vid, expectedSeq, state, ops));
   }
 
-  async replaceSessions(vehicleId: string, sessions: readonly Session[], state: string): Promise<number> {
+  async replaceSessions(vehicleId: string, sessions: readonly Session[], state: string, since: number): Promise<number> {
     this.open();
     const vid = vehicleId.toUpperCase();
-    return this.ofVehicle(vid, () => this.replaceTx(vid, sessions, state));
+    return this.ofVehicle(vid, () => this.replaceTx(vid, sessions, state, since));
   }
 
   private list(vid: string, kind: SessionKind, from: number, to: number, detailed: boolean): SessionRow[] {
