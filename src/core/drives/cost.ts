@@ -11,7 +11,12 @@ type Tariff = Pick<Place, 'timezone' | 'pricePerKwh' | 'pricePerMinute' | 'sessi
 
 /** Rounds to cents (2 decimals), half away from zero, without binary surprises (1.005 → 1.01). */
 export function roundCents(x: number): number {
-  return Math.sign(x) * Number(`${Math.round(Number(`${Math.abs(x)}e2`))}e-2`);
+  const abs = Math.abs(x);
+  // below a tenth of a cent it is 0; from 1e15 on there are no cents to round (and String() of
+  // either could be in exponent form, which the shift below cannot take)
+  if (abs < 0.001) return 0;
+  if (abs >= 1e15 || !Number.isFinite(abs)) return x;
+  return Math.sign(x) * Number(`${Math.round(Number(`${abs}e2`))}e-2`);
 }
 
 /** The end of the priced span: the charge's end, or for an open charge its last sample (its start without one). */

@@ -39,11 +39,16 @@ function formatter(tz: string): Intl.DateTimeFormat {
 
 const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
 
-/** The zone's canonical name when `tz` is an IANA zone the runtime knows (`UTC` included), else null. */
+/**
+ * The zone's name when `tz` is an IANA zone the runtime knows (`UTC` included), else null: as the
+ * runtime spells it when that differs only in case, else as given (ICU would turn a current name
+ * such as Asia/Kolkata into an older alias).
+ */
 export function canonicalZone(tz: string): string | null {
   if (tz.length === 0 || tz.length > 64 || !ZONE_NAME.test(tz)) return null;
   try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
+    const resolved = new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
+    return resolved.toLowerCase() === tz.toLowerCase() ? resolved : tz;
   } catch {
     return null;
   }
