@@ -122,11 +122,12 @@ export function drainPerDay(samples: readonly DrainSample[]): number | null {
 }
 
 /**
- * The energy a drive took from the battery (kWh): energy used less energy recovered when the car
- * reports them, else the SOC used × the capacity; null when neither is known.
+ * The energy a drive used (kWh): the car's energy used when it reports it (as the issue defines
+ * efficiency: the gross figure, regeneration not netted out), else the SOC used × the capacity;
+ * null when neither is known.
  */
 export function driveEnergy(drive: DriveSession, capacity: number | null): number | null {
-  if (drive.energyUsed !== null) return drive.energyUsed - (drive.energyRecovered ?? 0);
+  if (drive.energyUsed !== null) return drive.energyUsed;
   if (drive.socStart !== null && drive.socEnd !== null && capacity !== null) return ((drive.socStart - drive.socEnd) / 100) * capacity;
   return null;
 }

@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { driveEfficiency } from '../../../src/core/drives/battery.js';
 import { drive } from './make.js';
 
-test('from the energy used less the energy recovered, when the car reports it', () => {
+test('from the energy used (gross, regeneration not netted out), when the car reports it', () => {
   assert.equal(driveEfficiency(drive({ distance: 20, energyUsed: 3.5, energyRecovered: null }), null), 175);
-  assert.equal(driveEfficiency(drive({ distance: 20, energyUsed: 3.5, energyRecovered: 0.5 }), 75), 150);
+  assert.equal(driveEfficiency(drive({ distance: 20, energyUsed: 3.5, energyRecovered: 0.5 }), 75), 175);
   assert.equal(driveEfficiency(drive({ distance: 30, energyUsed: 5, energyRecovered: 0 }), null), 166.7);
 });
 

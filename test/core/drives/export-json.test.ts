@@ -16,7 +16,7 @@ test('driveJson: the documented keys in order, places by name, efficiency comput
   ]);
   assert.equal(j.id, 17);
   assert.equal(j.duration, 1800);
-  assert.equal(j.efficiency, 125);
+  assert.equal(j.efficiency, 150);
   assert.deepEqual(j.from, { lat: 52.52, lon: 13.405, place: 'Home' });
   assert.deepEqual(Object.keys(j.from!), ['lat', 'lon', 'place']);
   assert.deepEqual(j.to, { lat: 1, lon: 2, place: null });
