@@ -102,6 +102,16 @@ export class SessionRecorder {
     });
   }
 
+  /** Resolves once everything given to the recorder so far is done (tests, shutdown). */
+  async settled(): Promise<void> {
+    let chains: Promise<void>[] = [];
+    // a step may queue further steps (a reload after a refused commit): wait until none are new
+    do {
+      chains = [...this.tracks.values()].map((t) => t.chain);
+      await Promise.all(chains);
+    } while ([...this.tracks.values()].some((t, i) => t.chain !== chains[i]));
+  }
+
   /** Waits for what is under way, checkpoints what is not saved yet, and stops. */
   async close(): Promise<void> {
     this.closed = true;
