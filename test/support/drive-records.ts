@@ -247,8 +247,11 @@ export class ScriptedCar {
     return this;
   }
 
-  /** Drives `seconds` at `speed` (unit/h), reporting every `every` seconds, from ignition on to off. */
-  drive(seconds: number, speed = 50, every = 30): this {
+  /**
+   * Drives `seconds` at `speed` (unit/h), reporting every `every` seconds, from ignition on to off;
+   * the connection is lost `lostAfter` seconds into the drive when given (call `reconnect` later).
+   */
+  drive(seconds: number, speed = 50, every = 30, lostAfter?: number): this {
     this.ignitionOn = true;
     this.used = 0;
     this.recovered = 0;
@@ -260,6 +263,7 @@ export class ScriptedCar {
       const dt = Math.min(every, seconds - elapsed);
       elapsed += dt;
       this.t += dt;
+      if (lostAfter !== undefined && elapsed > lostAfter) this.online = false;
       const km = (speed * dt) / 3600;
       this.odometer += km;
       this.lat += km / 111;
