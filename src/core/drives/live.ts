@@ -225,16 +225,16 @@ export function expire(s: LiveState, t: number): void {
 }
 
 /** Shows the open sessions that changed (at a tick, and at the throttle's pace). */
-export function publish(s: LiveState, t: number, force: boolean): void {
+export function publish(s: LiveState, t: number, force: boolean, every = PUBLISH_EVERY): void {
   const d = s.drive;
-  if (d && d.tenths >= 1 && (d.snap === null || (d.changed && (force || t - d.snapAt >= PUBLISH_EVERY)))) {
+  if (d && d.tenths >= 1 && (d.snap === null || (d.changed && (force || t - d.snapAt >= every)))) {
     d.snap = driveMember(d, null);
     d.snapAt = t;
     d.changed = false;
     s.dirty = true;
   }
   const c = s.charge;
-  if (c && c.stopAt === null && (c.snap === null || (c.changed && (force || t - c.snapAt >= PUBLISH_EVERY)))) {
+  if (c && c.stopAt === null && (c.snap === null || (c.changed && (force || t - c.snapAt >= every)))) {
     c.snap = chargeMember(c, null);
     c.snapAt = t;
     c.changed = false;
@@ -248,7 +248,7 @@ export function liveBusy(s: LiveState): boolean {
 }
 
 /** One live record, in time order. */
-export function live(s: LiveState, code: string, t: number, data: string): void {
+export function live(s: LiveState, code: string, t: number, data: string, every = PUBLISH_EVERY): void {
   expire(s, t);
   if (s.lastLive > 0 && t - s.lastLive > OFFLINE) {
     if (s.gap) settle(s, true);
@@ -265,7 +265,7 @@ export function live(s: LiveState, code: string, t: number, data: string): void 
   else if (code === 'D') onD(s, t, data);
   else if (code === 'L') onL(s, t, data);
   if (s.gap) settle(s, t > s.gap.g1 + FLAP_SECONDS);
-  publish(s, t, false);
+  publish(s, t, false, every);
   s.lastLive = t;
 }
 
