@@ -38,7 +38,7 @@ export async function rebuildVehicle(
 ): Promise<RebuildResult | undefined> {
   const vehicle = await store.getVehicle(vehicleId.toUpperCase());
   if (!vehicle) return undefined;
-  const tracker = new SessionTracker();
+  const tracker = new SessionTracker(undefined, { publishEvery: Infinity });
   const sessions = new Map<string, Session>();
   let records = 0;
   let first: number | null = null;
