@@ -116,9 +116,16 @@ class Day {
     return this.m.num(name) ?? 0;
   }
 
-  /** Adds to a counter metric (kept to `decimals` places). */
+  /** Full-precision values of the counters, shown rounded in the metrics. */
+  private readonly exact = new Map<string, number>();
+
+  /** Adds to a counter metric kept at full precision and shown to `decimals` places (a set from outside restarts it). */
   add(name: string, delta: number, decimals = 3): void {
-    this.set(name, round(this.num(name) + delta, decimals));
+    const shown = this.num(name);
+    const before = this.exact.get(name);
+    const value = (before !== undefined && round(before, decimals) === shown ? before : shown) + delta;
+    this.exact.set(name, value);
+    this.set(name, round(value, decimals));
   }
 
   /** Values that follow from the others, and the ones a module refreshes all the time (clock, GPS fix, temperatures). */
