@@ -41,12 +41,12 @@ async function setup(t: TestContext, password = 'NETPASS'): Promise<{ srv: TestS
 
 test('the day is sent as acknowledged history and stored at its past times, then the car is live', async (t) => {
   const { srv, mod, progress } = await setup(t);
+  const start = mod.now(); // the day's end (the module started a moment ago)
   const backfill = mod.simulated?.backfill;
   assert.ok(backfill);
   await backfill.done;
   assert.equal(backfill.acknowledged, backfill.total);
   assert.equal(progress.at(-1), backfill.total);
-  const start = mod.now();
   const store = srv.server.store;
   const since = start - 86_400 - 60;
   const counts: Record<string, number> = {};
@@ -95,8 +95,43 @@ test('vts module --simulate day reports its progress and exits with the reason w
   assert.equal(await bad.exit, 1);
   assert.match(bad.stderr.join('\n'), /vts: .*refused the login of EMU0001.*\(VTS_ERR_AUTH\)/);
   const good = vtsModule(['--mp', `127.0.0.1:${srv.mpPort}`, '--password', 'NETPASS', '--simulate', 'day', '--log-level', 'silent'], t);
-  await eventually(() => (good.stderr.some((l) => /^simulating a day: \d+ records sent and stored; the module is live$/.test(l)) ? true : undefined), 'the day stored', 60_000);
+  await eventually(() => (good.stderr.some((l) => /^simulating a day: \d+ records sent and stored; the module is live$/.test(l)) ? true : undefined), 'the day stored', 120_000);
   assert.ok(good.stderr.some((l) => /^simulating a day: \d+ records sent…$/.test(l)));
   good.child.kill('SIGTERM');
   assert.equal(await good.exit, 0);
+});
+
+test('over MQTT (v3) only the firmware logs go, as notify/data with their ages, and are stored at their past times', async (t) => {
+  const srv = await startTestServer({ mqtt: { port: 0, tlsPort: null, wsPort: null } });
+  const owner = await srv.addUser('demo', 'demopass');
+  await srv.addVehicle('EMU0002', owner, 'NETPASS');
+  const mod = new EmulatedModule({
+    id: 'EMU0002',
+    seed: 5,
+    carPassword: '',
+    adminPassword: 'admin',
+    mqtt: { url: `mqtt://127.0.0.1:${srv.server.ports.mqtt!}`, username: 'demo', password: 'demopass' },
+    simulate: 'day',
+    log: quiet,
+  });
+  t.after(async () => {
+    await mod.stop();
+    await srv.close().catch(() => undefined);
+  });
+  await mod.start();
+  const start = mod.now();
+  const store = srv.server.store;
+  const logs = await eventually(
+    async () => {
+      const trips = await store.getHistorical('EMU0002', '*-LOG-Trip', 0);
+      const grids = await store.getHistorical('EMU0002', '*-LOG-Grid', 0);
+      return trips.length === 6 && grids.length === 4 ? { trips, grids } : undefined;
+    },
+    'the ten logs stored',
+    30_000,
+  );
+  assert.ok([...logs.trips, ...logs.grids].every((r) => r.time < start - 60 && r.time >= start - 86_400 - 5));
+  assert.ok(logs.trips.every((r) => r.recordNumber === 1 && r.data.split(',').length === 36));
+  assert.ok(logs.grids.every((r) => r.recordNumber === 2 && r.data.split(',').length === 45));
+  assert.equal((await store.getHistorical('EMU0002', 'L', 0)).filter((r) => r.time < start - 60).length, 0, 'no S/D/L history over MQTT');
 });

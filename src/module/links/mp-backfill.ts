@@ -20,7 +20,7 @@ export interface BackfillRecord {
 }
 
 export interface BackfillOptions {
-  /** Records in flight at once (default 16). */
+  /** Records in flight at once (default 32). */
   window?: number;
   /** Real ms without any acknowledgement after which the server is taken to refuse (default 60000). */
   stallMs?: number;
@@ -108,7 +108,7 @@ export class HistoryBackfill {
    */
   async run(io: BackfillIo): Promise<void> {
     const connection = this.connection;
-    const window = this.opts.window ?? 16;
+    const window = this.opts.window ?? 32;
     const stallMs = this.opts.stallMs ?? 60_000;
     const live = (): boolean => connection === this.connection && !this.finished;
     let next = 0;
