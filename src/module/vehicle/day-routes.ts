@@ -9,7 +9,7 @@ import { bearing, distanceKm, type Point } from './route.js';
 export type RoadClass = 'city' | 'arterial' | 'motorway';
 
 /** Speed aimed at on each class of road (km/h), before the driver's own variation. */
-export const ROAD_SPEED: Readonly<Record<RoadClass, number>> = { city: 42, arterial: 68, motorway: 118 };
+export const ROAD_SPEED: Readonly<Record<RoadClass, number>> = { city: 36, arterial: 62, motorway: 118 };
 
 export interface Place {
   /** As the firmware's location name (no comma). */

@@ -176,7 +176,7 @@ function drive(day: Day, road: Road): void {
     if (stopped > 0) {
       stopped -= STEP;
       target = 0;
-    } else if (here.road !== 'motorway' && day.rng.next() < (here.road === 'city' ? 0.06 : 0.02)) {
+    } else if (here.road !== 'motorway' && day.rng.next() < (here.road === 'city' ? 0.08 : 0.03)) {
       stopped = day.rng.int(2, 6) * STEP; // a red light, a junction, a queue
       target = 0;
     }
