@@ -4,6 +4,9 @@
  * to an MQTT broker as a v3 module, and answers commands; see src/module/module.ts. Like a real
  * module it never gives up on a server: a refused or failed connection is logged (warn) and
  * retried with back-off (src/module/links/backoff.ts), and the process stays up meanwhile.
+ * With `--simulate day` each module first sends a past day as history (src/module/vehicle/
+ * simulated-day.ts), its progress on stderr; a server that refuses it (the login, or every
+ * acknowledgement for a minute) ends the process with the reason and exit code 1.
  */
 import { Option, type Command } from 'commander';
 import { join } from 'node:path';
