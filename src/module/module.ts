@@ -55,8 +55,8 @@ export interface ModuleOptions {
   home?: Point;
   /**
    * `day`: the module starts by sending the past 24 hours (vehicle/simulated-day.ts) as history:
-   * every record over the v2 link (acknowledged, mp-backfill.ts), the firmware logs over the v3
-   * link; the live car goes on from the day's end.
+   * every record over the v2 link (acknowledged, mp-backfill.ts), or without one the firmware logs
+   * over the v3 link; the live car goes on from the day's end.
    */
   simulate?: 'day';
   /** With `simulate`: told after each history record the v2 server acknowledged. */
@@ -190,7 +190,8 @@ export class EmulatedModule implements ModuleServices, LinkHost {
     }
     const records = day.records.map((r) => ({ time: end - r.ageSeconds, type: r.type, recordNumber: r.recordNumber, lifetime: r.lifetime, data: r.data }));
     const backfill = this.opts.server ? new HistoryBackfill(records, { onProgress: this.opts.onBackfillProgress }) : null;
-    const logs = records
+    // with both links the v2 backfill carries the logs already: they are not sent twice
+    const logs = (this.opts.server ? [] : records)
       .filter((r) => r.type === TRIP_LOG_TYPE || r.type === GRID_LOG_TYPE)
       .map((r) => ({ time: r.time, type: r.type, text: `${r.type},${r.recordNumber},${r.lifetime},${r.data}` }));
     return { parts: day.parts, backfill, logs };
