@@ -4,6 +4,9 @@
  * to an MQTT broker as a v3 module, and answers commands; see src/module/module.ts. Like a real
  * module it never gives up on a server: a refused or failed connection is logged (warn) and
  * retried with back-off (src/module/links/backoff.ts), and the process stays up meanwhile.
+ * With `--simulate day` each module first sends a past day as history (src/module/vehicle/
+ * simulated-day.ts), its progress on stderr; a server that refuses it (the login, or every
+ * acknowledgement for a minute) ends the process with the reason and exit code 1.
  */
 import { Option, type Command } from 'commander';
 import { join } from 'node:path';
@@ -41,6 +44,7 @@ interface ModuleCliOptions {
   reconnectMin: number;
   reconnectMax?: number;
   logLevel: string;
+  simulate?: 'day';
 }
 
 const LINKS = ['v2', 'mqtt', 'http', 'ssh'] as const;
@@ -124,6 +128,11 @@ function checkLinkOptions(o: ModuleCliOptions, links: Set<string>): void {
   }
 }
 
+function parseSimulate(value: string): 'day' {
+  if (value.trim() !== 'day') throw new VtsError('VTS_ERR_CONFIG', `--simulate takes day, not ${value}`);
+  return 'day';
+}
+
 function parseSpeedup(value: string): number {
   const n = Number(value);
   if (!(n > 0 && n <= 10_000)) throw new VtsError('VTS_ERR_CONFIG', `speedup must be > 0 and ≤ 10000: ${value}`);
@@ -137,6 +146,7 @@ export function registerModule(program: Command): void {
     .addHelpText(
       'after',
       '\nExample:\n  vts module --mp 127.0.0.1:6867 --id DEMO1 --password NETPASS\n' +
+        '  vts module --id DEMO1 --password NETPASS --simulate day\n' +
         '  vts module --count 100 --id-prefix EMU --password NETPASS --speedup 10',
     );
   addConfigFileOption(cmd);
@@ -175,6 +185,12 @@ export function registerModule(program: Command): void {
     parse: parseSeconds,
   });
   addConfigOption(cmd, '--state-dir <dir>', 'folder for the modules\' state (SSH host keys)', { default: './module-state' });
+  addConfigOption(
+    cmd,
+    '--simulate <day>',
+    '--simulate day: send a realistic past day (drives, an AC charge at home, a DC charge on the road) as history and firmware logs, then stay live',
+    { parse: parseSimulate },
+  );
   addConfigOption(cmd, '--log-level <level>', 'fatal, error, warn, info, debug, trace or silent', { default: 'info', parse: parseLogLevel });
 
   cmd.action(async () => {
@@ -188,10 +204,13 @@ export function registerModule(program: Command): void {
     const server = links.has('v2') ? parseServer(mp.value, mp.from) : { host: '', port: 0 };
     const ids =
       o.count === 1 ? [o.id.toUpperCase()] : Array.from({ length: o.count }, (_, k) => `${o.idPrefix}${String(k + 1).padStart(4, '0')}`.toUpperCase());
+    const progress = o.simulate ? new DayProgress(ids.length) : null;
     const modules = ids.map(
       (id, k) =>
         new EmulatedModule({
           id,
+          simulate: o.simulate,
+          onBackfillProgress: progress ? (acked) => progress.update(k, acked) : undefined,
           seed: o.seed + k,
           carPassword: o.password ?? '',
           adminPassword: o.apikey ?? '',
@@ -216,7 +235,8 @@ export function registerModule(program: Command): void {
         }),
     );
     const mqttUrl = links.has('mqtt') ? brokerName(o.mqtt) : undefined;
-    await runUntilSignal(modules, log, () => {
+    const failure = progress ? progress.watch(modules, links.has('v2')) : undefined;
+    await runUntilSignal(modules, log, failure, () => {
       log.info({ modules: ids.length, server: links.has('v2') ? mp.value : undefined, mqtt: mqttUrl, links: [...links] }, 'modules started');
       const ports = modules.map((m) => ({ id: m.opts.id, http: m.ports.http, ssh: m.ports.ssh }));
       process.stdout.write(JSON.stringify({ event: 'started', modules: ports }) + '\n');
@@ -231,7 +251,7 @@ export function registerModule(program: Command): void {
  * so a referenced keep-alive handle does, from the start until the modules are stopped: a module
  * waiting to reconnect keeps running. A second signal while stopping ends the process at once.
  */
-async function runUntilSignal(modules: EmulatedModule[], log: Logger, started: () => void): Promise<void> {
+async function runUntilSignal(modules: EmulatedModule[], log: Logger, failure: Promise<never> | undefined, started: () => void): Promise<void> {
   const keepAlive = setInterval(() => undefined, 2 ** 31 - 1);
   let signalled: (signal: NodeJS.Signals) => void = () => undefined;
   const signal = new Promise<NodeJS.Signals>((resolve) => (signalled = resolve));
@@ -256,7 +276,17 @@ async function runUntilSignal(modules: EmulatedModule[], log: Logger, started: (
     throw err;
   }
   started();
-  const s = await signal;
+  let s: NodeJS.Signals;
+  try {
+    s = await (failure ? Promise.race([signal, failure]) : signal);
+  } catch (err) {
+    // the server refused the simulated day: stop, and say why (the command line prints the error)
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    await stopAll();
+    clearInterval(keepAlive);
+    throw err;
+  }
   log.info({ signal: s }, 'stopping modules');
   const hung = setTimeout(() => {
     log.error({ signal: s }, 'the modules did not stop within 5 s');
@@ -266,4 +296,43 @@ async function runUntilSignal(modules: EmulatedModule[], log: Logger, started: (
   clearTimeout(hung);
   clearInterval(keepAlive);
   log.info({ signal: s }, 'modules stopped');
+}
+
+/**
+ * The progress of `--simulate day` on stderr: a line every 500 records the server acknowledged
+ * ("simulating a day: 500 records sent…"), one when every module's day is stored. `watch` rejects
+ * with the first module's failure (the server refused the login or stopped acknowledging).
+ */
+class DayProgress {
+  private readonly acked: number[];
+  private shown = 0;
+
+  constructor(count: number) {
+    this.acked = new Array<number>(count).fill(0);
+  }
+
+  update(k: number, acked: number): void {
+    this.acked[k] = acked;
+    const sum = this.acked.reduce((a, b) => a + b, 0);
+    if (sum - this.shown >= 500) {
+      this.shown = sum;
+      process.stderr.write(`simulating a day: ${sum} records sent…\n`);
+    }
+  }
+
+  watch(modules: EmulatedModule[], v2: boolean): Promise<never> {
+    const days = modules.map((m) => m.simulated);
+    const backfills = days.flatMap((d) => (d?.backfill ? [d.backfill] : []));
+    const logs = days.reduce((n, d) => n + (d?.logs.length ?? 0), 0);
+    const all = Promise.all(backfills.map((b) => b.done));
+    void all.then(
+      () => {
+        const total = backfills.reduce((n, b) => n + b.total, 0);
+        const text = v2 ? `${total} records sent and stored` : `${logs} firmware logs queued for the MQTT link`;
+        process.stderr.write(`simulating a day: ${text}; the module${modules.length > 1 ? 's are' : ' is'} live\n`);
+      },
+      () => undefined,
+    );
+    return new Promise<never>((_resolve, reject) => void all.catch(reject));
+  }
 }

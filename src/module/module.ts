@@ -16,8 +16,11 @@ import { ModuleHttpLink } from './links/http-link.js';
 import { MpLink } from './links/mp-link.js';
 import { MqttLink, type MqttLinkOptions } from './links/mqtt-link.js';
 import { ModuleSshLink } from './links/ssh-link.js';
+import { HistoryBackfill } from './links/mp-backfill.js';
+import { GRID_LOG_TYPE, TRIP_LOG_TYPE } from './vehicle/day-logs.js';
 import { VehicleModel } from './vehicle/model.js';
 import type { Point } from './vehicle/route.js';
+import { simulateDay, type DayPart } from './vehicle/simulated-day.js';
 
 export const FIRMWARE = '3.3.006-vts/ota_0/main (build vts-emulator)';
 
@@ -50,6 +53,14 @@ export interface ModuleOptions {
   /** S/D update intervals of the v2 link (seconds of module time). */
   intervals?: { connected: number; idle: number };
   home?: Point;
+  /**
+   * `day`: the module starts by sending the past 24 hours (vehicle/simulated-day.ts) as history:
+   * every record over the v2 link (acknowledged, mp-backfill.ts), or without one the firmware logs
+   * over the v3 link; the live car goes on from the day's end.
+   */
+  simulate?: 'day';
+  /** With `simulate`: told after each history record the v2 server acknowledged. */
+  onBackfillProgress?: (acked: number, total: number) => void;
   log: Logger;
   /** Real clock in epoch milliseconds (tests pass their own). */
   clock?: () => number;
@@ -92,6 +103,8 @@ export class EmulatedModule implements ModuleServices, LinkHost {
   private boot: BootInfo;
   private timer: NodeJS.Timeout | null = null;
   private rebooting = false;
+  /** With `simulate`: the day's parts, its v2 backfill (null without the v2 link) and the logs for the v3 link. */
+  readonly simulated: { parts: DayPart[]; backfill: HistoryBackfill | null; logs: { time: number; type: string; text: string }[] } | null = null;
 
   constructor(readonly opts: ModuleOptions) {
     this.log = opts.log.child({ module: opts.id });
@@ -101,6 +114,7 @@ export class EmulatedModule implements ModuleServices, LinkHost {
     this.moduleStart = Math.floor(this.realStart / 1000);
     this.metrics = newMetricSet();
     this.vehicle = new VehicleModel(this.metrics, { id: opts.id, seed: opts.seed, startTime: this.moduleStart, home: opts.home, firmware: FIRMWARE });
+    if (opts.simulate === 'day') this.simulated = this.simulateDay();
     this.config = new MemoryConfig({
       vehicle: { id: opts.id, 'units.distance': 'K', timezone: 'UTC0' },
       // the car's home, where the simulation starts and parks (location status, location list)
@@ -130,6 +144,7 @@ export class EmulatedModule implements ModuleServices, LinkHost {
           intervalIdle: opts.intervals?.idle,
           minBackoffMs: opts.reconnect?.minMs,
           maxBackoffMs: opts.reconnect?.maxMs,
+          backfill: this.simulated?.backfill ?? undefined,
         })
       : null;
     this.mqtt = opts.mqtt
@@ -162,6 +177,26 @@ export class EmulatedModule implements ModuleServices, LinkHost {
       : null;
   }
 
+  /**
+   * The past day, ending at the module's start: the car takes the day's final state (the live
+   * model goes on from there), the v2 link gets every record as a backfill, the v3 link the logs.
+   */
+  private simulateDay(): NonNullable<EmulatedModule['simulated']> {
+    const end = this.moduleStart;
+    const day = simulateDay({ id: this.opts.id, seed: this.opts.seed, end, home: this.opts.home });
+    for (const name of day.metrics.names()) {
+      const value = day.metrics.get(name);
+      if (value !== undefined) this.metrics.set(name, value, end);
+    }
+    const records = day.records.map((r) => ({ time: end - r.ageSeconds, type: r.type, recordNumber: r.recordNumber, lifetime: r.lifetime, data: r.data }));
+    const backfill = this.opts.server ? new HistoryBackfill(records, { onProgress: this.opts.onBackfillProgress }) : null;
+    // with both links the v2 backfill carries the logs already: they are not sent twice
+    const logs = (this.opts.server ? [] : records)
+      .filter((r) => r.type === TRIP_LOG_TYPE || r.type === GRID_LOG_TYPE)
+      .map((r) => ({ time: r.time, type: r.type, text: `${r.type},${r.recordNumber},${r.lifetime},${r.data}` }));
+    return { parts: day.parts, backfill, logs };
+  }
+
   /** The module clock in epoch seconds. */
   now(): number {
     return this.moduleStart + Math.floor(((this.clock() - this.realStart) / 1000) * this.speedup);
@@ -192,6 +227,11 @@ export class EmulatedModule implements ModuleServices, LinkHost {
   private startLinks(): void {
     this.v2?.start();
     this.mqtt?.start();
+    // the day's logs, once: a reboot's links do not send them again (the firmware's queue is in RAM)
+    const logs = this.simulated?.logs.splice(0) ?? [];
+    for (const l of logs) {
+      this.mqtt?.addHistory({ type: 'data', subtype: l.type === TRIP_LOG_TYPE ? 'log.trip' : 'log.grid', text: l.text }, l.time);
+    }
   }
 
   private async stopLinks(): Promise<void> {

@@ -4,7 +4,8 @@
  * with CR line breaks and `;` for commas, vehicle actions that change the next records), a long
  * command blocks the link like the module's single network task, the module reconnects after
  * the server restarts, and with nothing listening it retries with back-off, says why in
- * `server v2 status` and logs each failure at warn level.
+ * `server v2 status` and logs each failure at warn level. The firmware's trip and grid logs go as
+ * acknowledged `h` records at each ignition and charge state change.
  */
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
@@ -176,4 +177,47 @@ test('nothing listening: the v2 link says why it waits and when it retries, logs
   assert.ok(!lines.some((l) => JSON.stringify(l).includes('Car-Secret')), 'no password in a log line');
   await mod.stop();
   assert.equal(await mod.runner.execute('server v2 status'), 'OVMS v2 server has not been started\n');
+});
+
+test('the firmware logs go as h records: a trip log at each ignition change, a grid log at each charge state change', async (t) => {
+  const srv = await startTestServer();
+  const owner = await srv.addUser('demo', 'demopass');
+  await srv.addVehicle('EMU0001', owner, 'NETPASS');
+  const mod = new EmulatedModule({
+    id: 'EMU0001',
+    seed: 11,
+    carPassword: 'NETPASS',
+    adminPassword: 'admin',
+    server: { host: '127.0.0.1', port: srv.mpPort },
+    speedup: 300,
+    log: quiet,
+  });
+  t.after(async () => {
+    await mod.stop();
+    await srv.close().catch(() => undefined);
+  });
+  await mod.start();
+  const trips = await eventually(
+    async () => {
+      const rows = await srv.server.store.getHistorical('EMU0001', '*-LOG-Trip', 0);
+      return rows.length >= 2 ? rows : undefined;
+    },
+    'a drive begun and ended',
+    30_000,
+  );
+  assert.ok(trips.every((r) => r.recordNumber === 1 && r.data.split(',').length === 36));
+  assert.ok(Number(trips[1]!.data.split(',')[6]) > 0, 'the trip distance of the drive that ended');
+  await eventually(() => (mod.v2?.connected ? true : undefined), 'connected');
+  // (not while the car drives)
+  await eventually(() => (mod.vehicle.chargeStart() === 'ok' ? true : undefined), 'a charge started', 30_000);
+  const grids = await eventually(
+    async () => {
+      const rows = await srv.server.store.getHistorical('EMU0001', '*-LOG-Grid', 0);
+      return rows.length >= 1 ? rows : undefined;
+    },
+    'the charge start logged',
+    30_000,
+  );
+  assert.ok(grids.every((r) => r.recordNumber === 2 && r.data.split(',').length === 45));
+  assert.equal(grids[0]!.data.split(',')[6], 'charging');
 });

@@ -6,8 +6,11 @@
  *   `updatetime.idle` seconds otherwise, and at once when a state in them changes (charge state,
  *   doors, lock: KEY_FIELDS); the other records when they change; a full set when the app count
  *   rises;
- * - answers commands `C` (mp-commands.ts), pings `A`; sends notifications as `P` and the trip log
- *   as an `h` historical record;
+ * - answers commands `C` (mp-commands.ts), pings `A`; sends notifications as `P`, and the
+ *   firmware's trip log at every ignition change and grid log at every charge state change as `h`
+ *   historical records (vehicle/day-logs.ts);
+ * - with a backfill (`vts module --simulate day`), sends it after the login and before the live
+ *   records, waiting for the server's acknowledgements (mp-backfill.ts);
  * - never gives up: after a failed connect, a refused login or a drop it retries with the capped,
  *   jittered back-off of backoff.ts (by default 0.8–1 s, doubling up to 48–60 s), logging each
  *   failure at warn level with its reason and the delay.
@@ -18,11 +21,16 @@
 import type tls from 'node:tls';
 import { renderRecords } from '../../core/metrics/v2-records.js';
 import { encodeText } from '../../core/mp/command.js';
+import { VtsError } from '../../errors.js';
 import { isMpClientError, MpClient, type MpCloseInfo } from '../../mp-client/mp-client.js';
 import type { LinkStatus, Notification } from '../console/services.js';
 import { Backoff, secondsLeft } from './backoff.js';
 import type { LinkHost } from './host.js';
 import { answerCommand } from './mp-commands.js';
+import { GRID_LOG_RECORD, GRID_LOG_TYPE, gridLogData, TRIP_LOG_RECORD, TRIP_LOG_TYPE, tripLogData } from '../vehicle/day-logs.js';
+import { LOG_LIFETIME } from '../vehicle/simulated-day.js';
+import { distanceKm } from '../vehicle/route.js';
+import type { HistoryBackfill } from './mp-backfill.js';
 
 export interface MpLinkOptions {
   host: string;
@@ -39,6 +47,8 @@ export interface MpLinkOptions {
   maxBackoffMs?: number;
   /** Random source of the back-off's jitter (default Math.random). */
   random?: () => number;
+  /** History to send, acknowledged, before the live records (`--simulate day`; mp-backfill.ts). */
+  backfill?: HistoryBackfill;
 }
 
 const PERIODIC = new Set(['S', 'D']);
@@ -99,7 +109,9 @@ export class MpLink {
   private readonly features = new Map<number, string>();
   private unsubscribe: (() => void) | null = null;
   private ackId = 0;
-  private wasDriving = false;
+  /** Ignition and charge state at the last tick (null before the first): their changes send the firmware logs. */
+  private wasDriving: boolean | null = null;
+  private chargeState: string | null = null;
 
   constructor(
     private readonly host: LinkHost,
@@ -139,6 +151,7 @@ export class MpLink {
     this.retryTimer = this.tickTimer = null;
     const c = this.client;
     this.client = null;
+    this.opts.backfill?.connectionLost();
     await c?.close();
     this.state = { started: false, state: 'Stopped', detail: 'OVMS v2 server has not been started' };
     this.host.setPeers('v2', 0, false);
@@ -185,15 +198,28 @@ export class MpLink {
       this.state = { started: true, state: 'Connected', detail: 'OVMS V2 login successful, and crypto channel established' };
       this.host.log.info({ vehicle: o.vehicleId, server: `${o.host}:${o.port}` }, 'v2 link connected');
       this.host.setPeers('v2', 0, true);
-      client.on('message', (m) => this.enqueue(() => this.onMessage(m.code, m.data)));
+      client.on('message', (m) => {
+        // acks of the backfill are taken at once: the network task is busy sending it
+        if (m.code === 'h' && o.backfill?.ack(m.data)) return;
+        this.enqueue(() => this.onMessage(m.code, m.data));
+      });
       client.on('close', (info) => this.onClose(client, info));
       this.sent.clear();
+      const backfill = o.backfill;
+      if (backfill && !backfill.finished) {
+        this.enqueue(() =>
+          backfill.run({ send: (data) => client.send('h', data), now: () => this.host.now(), nextAckId: () => ++this.ackId }),
+        );
+      }
       this.enqueue(() => this.sendRecords(true));
       this.tickTimer = setInterval(() => this.enqueue(() => this.tick()), 1000);
       this.tickTimer.unref();
     } catch (err) {
       if (!this.running || generation !== this.generation) return;
       const f = failure(err);
+      if (o.backfill && (f.code === 'MP_LOGIN_CLOSED' || f.code === 'MP_LOGIN_REJECTED')) {
+        o.backfill.fail(new VtsError('VTS_ERR_AUTH', `the server refused the login of ${o.vehicleId}: ${f.reason}`));
+      }
       const delay = this.scheduleRetry(f.status);
       this.host.log.warn({ link: 'v2', vehicle: o.vehicleId, server: `${o.host}:${o.port}`, code: f.code, reason: f.reason, retryInMs: delay }, f.message);
     }
@@ -202,6 +228,7 @@ export class MpLink {
   private onClose(client: MpClient, info: MpCloseInfo): void {
     if (this.client !== client) return;
     this.client = null;
+    this.opts.backfill?.connectionLost();
     if (this.tickTimer) clearInterval(this.tickTimer);
     this.apps = 0;
     this.host.setPeers('v2', 0, false);
@@ -248,9 +275,13 @@ export class MpLink {
   }
 
   private tick(): void {
-    const driving = this.host.metrics.bool('v.e.on');
-    if (this.wasDriving && !driving) this.sendTrip();
+    const m = this.host.metrics;
+    const driving = m.bool('v.e.on');
+    if (this.wasDriving !== null && this.wasDriving !== driving) this.sendLog(TRIP_LOG_TYPE, TRIP_LOG_RECORD, tripLogData(m, this.locationName()));
     this.wasDriving = driving;
+    const chargeState = m.str('v.c.state') ?? '';
+    if (this.chargeState !== null && this.chargeState !== chargeState) this.sendLog(GRID_LOG_TYPE, GRID_LOG_RECORD, gridLogData(m, this.locationName()));
+    this.chargeState = chargeState;
     const interval = this.apps > 0 ? (this.opts.intervalConnected ?? 60) : (this.opts.intervalIdle ?? 600);
     const periodic = this.host.now() - this.lastPeriodic >= interval;
     this.sendRecords(periodic);
@@ -279,10 +310,17 @@ export class MpLink {
     else if (n.type === 'data') this.send('h', `${++this.ackId},0,${n.text.split('\n', 1)[0]}`);
   }
 
-  /** The trip log of FW3, as a historical record when a drive ends. */
-  private sendTrip(): void {
+  /** A firmware log (trip, grid) as an acknowledged historical record, kept 7 days. */
+  private sendLog(type: string, recordNumber: number, data: string): void {
+    this.send('h', `${++this.ackId},0,${type},${recordNumber},${LOG_LIFETIME},${data}`);
+  }
+
+  /** The car's location name: `home` within its radius of the car's home (config `locations home`), else none. */
+  private locationName(): string {
+    const home = (this.host.config.get('locations', 'home') ?? '').split(',').map(Number);
     const m = this.host.metrics;
-    const fields = [m.num('v.p.odometer'), m.num('v.p.trip'), m.num('v.b.soc'), m.num('v.b.energy.used'), m.num('v.b.energy.recd')];
-    this.send('h', `${++this.ackId},0,*-LOG-Trip,0,31536000,${fields.map((f) => f ?? '').join(',')}`);
+    if (home.length < 2 || home.some((v) => !Number.isFinite(v))) return '';
+    const here = { lat: m.num('v.p.latitude') ?? 0, lon: m.num('v.p.longitude') ?? 0 };
+    return distanceKm(here, { lat: home[0]!, lon: home[1]! }) * 1000 <= (home[2] ?? 100) ? 'home' : '';
   }
 }

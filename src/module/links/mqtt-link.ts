@@ -386,6 +386,11 @@ export class MqttLink {
 
   // --- notifications (§5) and events (§6) ---
 
+  /** Queues a data record raised earlier, at `created` (module time): it goes out with its age (`--simulate day`). */
+  addHistory(n: Notification, created: number): void {
+    if (this.notifications.add(n, created) && this.session) this.enqueue(() => this.notifications.pump());
+  }
+
   private onNotification(n: Notification): void {
     if (this.notifications.add(n) && this.session) this.enqueue(() => this.notifications.pump());
   }

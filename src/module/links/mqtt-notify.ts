@@ -23,10 +23,10 @@ export class V3Notifications {
 
   constructor(private readonly ch: V3Channel) {}
 
-  /** Queues a notification; false when it is not one the link sends. */
-  add(n: Notification): boolean {
+  /** Queues a notification raised at `created` (module time, default now); false when it is not one the link sends. */
+  add(n: Notification, created = this.ch.host.now()): boolean {
     if (n.subtype === 'server.v3.auth.failure') return false;
-    const entry: Pending = { ...n, id: ++this.entryId, created: this.ch.host.now() };
+    const entry: Pending = { ...n, id: ++this.entryId, created };
     const queue = n.type === 'data' ? this.pendingData : this.pending;
     queue.push(entry);
     if (queue.length > MAX_PENDING) queue.shift();
