@@ -84,7 +84,7 @@ export function charge(start: number, over: Partial<ChargeSession> = {}): Charge
 }
 
 export async function seed(h: HttpHarness, vehicleId: string, sessions: readonly Session[]): Promise<void> {
-  await h.t.server.store.drives.replaceSessions(vehicleId, sessions, '{}');
+  await h.t.server.store.drives.replaceSessions(vehicleId, sessions, '{}', 0);
 }
 
 /** A second owner, `other`, with the vehicle OTHER1. */
