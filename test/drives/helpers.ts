@@ -32,6 +32,8 @@ export async function driveServer(ctx: TestContext, clock: Clock, reuse?: TestSe
   const t = await startTestServer({
     clock: () => clock.t * 1000,
     rateLimit: { burst: 0 },
+    // the clock runs through a day: the API session must last
+    sessionTimeout: 30 * 86400,
     ...(reuse ? { dataDir: reuse.dataDir, database: reuse.database } : {}),
   });
   ctx.after(() => t.close());

@@ -34,7 +34,7 @@ function day(): ScriptedCar {
   return car;
 }
 
-const path = (kind: 'drives' | 'charges', now: number) => `/api/${kind}/TESTCAR?from=0&to=${now + 86400}`;
+const path = (kind: 'drives' | 'charges', now: number) => `/api/${kind}/TESTCAR?from=${DAY0 - 86400}&to=${now + 86400}`;
 
 test('after a scripted day the owner sees the drives and charges a rebuild of the same records gives', async (t) => {
   const car = day();
