@@ -9,7 +9,7 @@ import { ScriptedCar } from './drive-records.js';
 export type Step =
   | { k: 'park'; s: number; every: number }
   | { k: 'drive'; s: number; speed: number; every: number; lost: number | null }
-  | { k: 'charge'; s: number; power: number; every: number; type: string }
+  | { k: 'charge'; s: number; power: number; every: number; type: string; flap: number | null; flapFor: number }
   | { k: 'offline' }
   | { k: 'reconnect' }
   | { k: 'soc'; soc: number };
@@ -29,6 +29,8 @@ export const step: fc.Arbitrary<Step> = fc.oneof(
     power: fc.constantFrom(3.7, 7, 11, 50, 150),
     every: fc.constantFrom(60, 600),
     type: fc.constantFrom('type2', 'ccs'),
+    flap: fc.option(fc.integer({ min: 0, max: 3 * 3600 }), { nil: null }),
+    flapFor: fc.constantFrom(20, 110, 200),
   }),
   fc.constant({ k: 'offline' as const }),
   fc.constant({ k: 'reconnect' as const }),
@@ -48,7 +50,7 @@ export function play(d: { ignition: boolean; logs: boolean; steps: Step[] }): Sc
   for (const s of d.steps) {
     if (s.k === 'park') car.park(s.s, s.every);
     else if (s.k === 'drive') car.drive(s.s, s.speed, s.every, s.lost ?? undefined);
-    else if (s.k === 'charge') car.charge(s.s, s.power, s.every, s.type);
+    else if (s.k === 'charge') car.charge(s.s, s.power, s.every, s.type, s.flap ?? undefined, s.flapFor);
     else if (s.k === 'offline') car.offline();
     else if (s.k === 'reconnect') car.reconnect();
     else car.setSoc(s.soc);

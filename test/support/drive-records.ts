@@ -279,8 +279,12 @@ export class ScriptedCar {
     return this;
   }
 
-  /** Charges `seconds` at `power` kW (DC when `type` says so), reporting every `every` seconds; ends `done`. */
-  charge(seconds: number, power = 7, every = 60, type = 'type2'): this {
+  /**
+   * Charges `seconds` at `power` kW (DC when `type` says so), reporting every `every` seconds; ends
+   * `done`. `flapAt`: seconds into the charge where it stops for `flapFor` seconds and resumes
+   * (a flapping charge: a `stopped` report and grid log, then `charging` again).
+   */
+  charge(seconds: number, power = 7, every = 60, type = 'type2', flapAt?: number, flapFor = 30): this {
     const c = this.chg;
     c.state = 'charging';
     c.kwh = 0;
@@ -295,6 +299,15 @@ export class ScriptedCar {
       const dt = Math.min(every, seconds - elapsed);
       elapsed += dt;
       this.t += dt;
+      if (flapAt !== undefined && elapsed > flapAt && elapsed - dt <= flapAt) {
+        c.state = 'stopped';
+        this.report();
+        this.gridLog(type);
+        this.t += flapFor;
+        c.state = 'charging';
+        this.report();
+        this.gridLog(type);
+      }
       const kwh = (power * dt) / 3600;
       c.kwh += kwh;
       c.grid += kwh * 1.1;
@@ -305,17 +318,6 @@ export class ScriptedCar {
     c.state = 'done';
     this.report();
     this.gridLog(type);
-    return this;
-  }
-
-  /** A stop that resumes after `pause` seconds (a flapping charge), while charging. */
-  flap(pause = 30): this {
-    const c = this.chg;
-    c.state = 'stopped';
-    this.report();
-    this.t += pause;
-    c.state = 'charging';
-    this.report();
     return this;
   }
 

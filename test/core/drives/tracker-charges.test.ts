@@ -43,12 +43,6 @@ test('a DC charge: above 22 kW, or a DC charge mode', () => {
 });
 
 test('a flapping charge (stopped, resumed within 2 minutes at the same place) is one charge and emits nothing for the flap', () => {
-  const car = new ScriptedCar({ start: day, soc: 30 });
-  car.park(600).charge(1800, 7);
-  // rewrite: charge, flap, charge on
-  const c2 = new ScriptedCar({ start: day, soc: 30 });
-  c2.park(600);
-  c2.charge(600, 7);
   const t = new SessionTracker();
   const map = new SessionMap();
   const recs = [
@@ -159,4 +153,19 @@ test('no inferred charge when a charge was running as the car went offline: the 
   assert.equal(charges[0]?.source, 'live');
   assert.equal(charges[0]?.energyAdded, 25);
   assert.equal(charges[0]?.end, day + 7200);
+});
+
+test('a scripted flapping charge with its grid logs: 30 s off is one charge, 200 s off is two; live and rebuild agree', () => {
+  for (const [pause, count] of [
+    [30, 1],
+    [200, 2],
+  ] as const) {
+    const car = new ScriptedCar({ start: day, soc: 30, logs: true });
+    car.park(600).charge(3600, 11, 60, 'type2', 1800, pause).park(1200);
+    const map = feedLive(new SessionTracker(), car.arrivalOrder(), car.t);
+    const charges = map.list('charge');
+    assert.equal(charges.length, count, `pause ${pause}`);
+    assert.ok(charges.every((c) => c.source === 'log'));
+    assert.deepEqual(rebuild(car.records.map((r) => r.input), car.t).all(), map.all());
+  }
 });
