@@ -61,6 +61,8 @@ export async function driveServer(ctx: TestContext, clock: Clock, reuse?: TestSe
     },
     async settle() {
       const recorder = t.server.recorder!;
+      // what the car sent is committed, and so heard by the recorder
+      await t.server.store.flush();
       recorder.tickAll();
       await recorder.settled();
     },
