@@ -71,20 +71,3 @@ export interface DrivesStore {
   updatePlace(ownerId: number, id: number, place: PlaceInput): Promise<Place | undefined>;
   removePlace(ownerId: number, id: number): Promise<boolean>;
 }
-
-/** A placeholder until the databases keep sessions: every call rejects. */
-const unavailable = (): Promise<never> => Promise.reject(new Error('drives and charges are not stored yet'));
-export const UNAVAILABLE_DRIVES: DrivesStore = {
-  loadTracker: unavailable,
-  commitTracker: unavailable,
-  replaceSessions: unavailable,
-  listDrives: unavailable,
-  getDrive: unavailable,
-  listCharges: unavailable,
-  getCharge: unavailable,
-  retagSessions: unavailable,
-  listPlaces: unavailable,
-  addPlace: unavailable,
-  updatePlace: unavailable,
-  removePlace: unavailable,
-};

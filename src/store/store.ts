@@ -60,7 +60,7 @@ export interface Store {
   /** @returns false when there is no such user */
   setOwnerRights(name: string, rights: string): Promise<boolean>;
   /**
-   * Removes the user with its tokens, push subscriptions and notification targets.
+   * Removes the user with its tokens, push subscriptions, notification targets and places.
    * @throws VtsError VTS_ERR_USER_HAS_VEHICLES while vehicles belong to it
    * @returns false when there is no such user
    */
@@ -72,7 +72,10 @@ export interface Store {
   getVehicle(id: string): Promise<Vehicle | undefined>;
   /** Ordered by vehicle id. */
   listVehicles(ownerId?: number): Promise<Vehicle[]>;
-  /** Removes the vehicle and all its data (messages, history, utilisation, subscriptions, notifications). */
+  /**
+   * Removes the vehicle and all its data (messages, history, utilisation, subscriptions,
+   * notifications, drives and charges with their tracker's checkpoint).
+   */
   removeVehicle(id: string): Promise<boolean>;
   /**
    * Records a new paranoid token: stored paranoid messages with another token become invalid.

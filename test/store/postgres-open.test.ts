@@ -41,8 +41,8 @@ test('an empty schema gets the whole schema, in the schema the URL names; a popu
   assert.deepEqual(created, [`postgres://root@127.0.0.1:5432/${new URL(PG_TEST_URL).pathname.slice(1)} (schema ${s.schema})`]);
   assert.deepEqual(await tables(s.schema), [
     'api_tokens', 'autoprovision', 'car_messages', 'command_audit', 'historical', 'historical_all', 'import_origins', 'notify_targets',
-    'owners', 'push_attempts', 'push_buckets', 'push_deliveries', 'push_notifications', 'push_subscriptions',
-    'utilisation', 'vehicles', 'vts_meta', 'vts_schema_version',
+    'owners', 'places', 'push_attempts', 'push_buckets', 'push_deliveries', 'push_notifications', 'push_subscriptions',
+    'session_details', 'session_trackers', 'sessions', 'utilisation', 'vehicles', 'vts_meta', 'vts_schema_version',
   ]);
   assert.equal((await adminQuery(`SELECT version FROM ${s.schema}.vts_schema_version`)).rows[0].version, PG_SCHEMA_VERSION);
 

@@ -5,9 +5,32 @@
  * vehicle's checkpoint (src/store/drives-store.ts) and given back to the constructor after a
  * restart or a failover.
  *
- * (Contract stub: implemented by the tracker's own change.)
+ * How it stays the same in any order: the live `S`, `D`, `L` records come in time order (live.ts
+ * finds drives, charges and inferred charges from them alone); the firmware logs may come late and
+ * are kept as a set (log-sessions.ts pairs them); the sessions are a function of those parts
+ * (merge.ts), worked out again whenever a part changes, and the tracker emits the difference from
+ * what it emitted before (a put for a new or changed session, a remove for a key that went).
+ *
+ * - Replays: a live record older than the newest live record, or of the same second and already
+ *   seen (same code and data), is ignored; a log already kept (same type, time and data) too.
+ * - Parts are kept `RETAIN` seconds (7 days) after their session ended, at most `MAX_KEPT` sessions
+ *   of each kind, so that a late log still joins its live session; then they are final and
+ *   forgotten (the store keeps them). A log older than that when it arrives is ignored.
  */
-import type { SessionOp } from './types.js';
+import { parseGridLog, parseTripLog } from './log-fields.js';
+import { gridCharges, tripDrives, type LogPart } from './log-sessions.js';
+import { emptyLive, expire, live, liveBusy, publish, type LiveState } from './live.js';
+import {
+  chargeSession,
+  driveSession,
+  group,
+  groupEnd,
+  signature,
+  type ChargeMember,
+  type DriveMember,
+  type Group,
+} from './merge.js';
+import type { Session, SessionKind, SessionOp } from './types.js';
 
 /** The firmware's trip and charge logs, as historical record types (docs/protocol/messages.md §3.11). */
 export const TRIP_LOG = '*-LOG-Trip';
@@ -15,6 +38,11 @@ export const GRID_LOG = '*-LOG-Grid';
 
 /** The record types the tracker follows: live `S`, `D`, `L` and the two logs. */
 export const TRACKED_TYPES: readonly string[] = ['S', 'D', 'L', TRIP_LOG, GRID_LOG];
+
+/** Seconds a session's parts are kept after it ended (a late log may still join it). */
+export const RETAIN = 7 * 86_400;
+/** The most sessions of each kind whose parts are kept. */
+export const MAX_KEPT = 300;
 
 /**
  * One record: a live message (`code` S, D or L; `data` without the code; `time` when received) or
@@ -27,36 +55,168 @@ export interface SessionInput {
   data: string;
 }
 
+interface LogRecord {
+  c: string;
+  t: number;
+  d: string;
+}
+
+interface State {
+  v: 1;
+  lastTime: number;
+  /** `code|data` of the live records of the newest live second. */
+  seenAt: string[];
+  live: LiveState;
+  /** Kept logs, in time order. */
+  logs: LogRecord[];
+  /** `kind|key` → signature of what was put. */
+  emitted: Record<string, string>;
+}
+
+const LIVE_CODES = new Set(['S', 'D', 'L']);
+
+function isState(x: unknown): x is State {
+  if (typeof x !== 'object' || x === null) return false;
+  const s = x as Partial<State>;
+  return s.v === 1 && typeof s.lastTime === 'number' && Array.isArray(s.logs) && typeof s.live === 'object' && s.live !== null && typeof s.emitted === 'object';
+}
+
+const logId = (r: LogRecord): string => `${r.c}|${r.t}|${r.d}`;
+const byTime = (a: LogRecord, b: LogRecord): number => a.t - b.t || (a.c < b.c ? -1 : a.c > b.c ? 1 : a.d < b.d ? -1 : a.d > b.d ? 1 : 0);
+
 export class SessionTracker {
+  private readonly s: State;
+  private logIds: Set<string> | null = null;
+
   /** `state`: what `toJSON()` gave (parsed); anything else starts afresh. */
   constructor(state?: unknown) {
-    void state;
+    this.s = isState(state)
+      ? { ...state, seenAt: Array.isArray(state.seenAt) ? state.seenAt : [], live: { ...emptyLive(), ...state.live } }
+      : { v: 1, lastTime: 0, seenAt: [], live: emptyLive(), logs: [], emitted: {} };
   }
 
   /** Takes one record; returns the session changes it makes (often none). */
   feed(input: SessionInput): SessionOp[] {
-    void input;
-    return [];
+    const { code, time: t, data } = input;
+    if (!Number.isFinite(t)) return [];
+    const s = this.s;
+    if (LIVE_CODES.has(code)) {
+      const l = s.live;
+      const id = `${code}|${data}`;
+      if (t < l.lastLive || (t === l.lastLive && s.seenAt.includes(id))) return [];
+      if (t > l.lastLive) s.seenAt = [];
+      s.seenAt.push(id);
+      live(l, code, t, data);
+      s.lastTime = Math.max(s.lastTime, t);
+      return l.dirty ? this.derive() : [];
+    }
+    if (code !== TRIP_LOG && code !== GRID_LOG) return [];
+    if (t < s.lastTime - RETAIN) return [];
+    const rec: LogRecord = { c: code, t, d: data };
+    const ids = (this.logIds ??= new Set(s.logs.map(logId)));
+    if (ids.has(logId(rec))) return [];
+    ids.add(logId(rec));
+    let i = s.logs.length;
+    while (i > 0 && byTime(s.logs[i - 1] as LogRecord, rec) > 0) i--;
+    s.logs.splice(i, 0, rec);
+    s.lastTime = Math.max(s.lastTime, t);
+    return this.derive();
   }
 
   /** The passing of time without records (a drive silent 15 minutes ends, a stopped charge that did not resume ends). */
   tick(now: number): SessionOp[] {
-    void now;
-    return [];
+    const l = this.s.live;
+    if (now > l.lastLive) expire(l, now);
+    publish(l, now, true);
+    return l.dirty ? this.derive() : [];
   }
 
   /** The time of the newest record fed (0 before any). */
   get lastTime(): number {
-    return 0;
+    return this.s.lastTime;
   }
 
   /** Whether a session is open or a decision waits on time (the recorder ticks such trackers). */
   get busy(): boolean {
-    return false;
+    return liveBusy(this.s.live) || this.s.live.dirty;
   }
 
-  /** The state to save (JSON-serialisable). */
+  /** The state to save (JSON-serialisable; serialise it before the next feed). */
   toJSON(): unknown {
-    return {};
+    return this.s;
   }
+
+  /** Works the sessions out again from the parts and returns the difference from what was emitted. */
+  private derive(): SessionOp[] {
+    const s = this.s;
+    const l = s.live;
+    l.dirty = false;
+    const horizon = s.lastTime - RETAIN;
+    const trips: number[] = [];
+    const grids: number[] = [];
+    s.logs.forEach((r, i) => (r.c === TRIP_LOG ? trips : grids).push(i));
+    const tripParts = tripDrives(trips.map((i) => parseTripLog((s.logs[i] as LogRecord).t, (s.logs[i] as LogRecord).d)));
+    const gridParts = gridCharges(grids.map((i) => parseGridLog((s.logs[i] as LogRecord).t, (s.logs[i] as LogRecord).d)));
+
+    const ops: SessionOp[] = [];
+    const next: Record<string, string> = {};
+    const final = new Set<object>();
+    const keepLogs = new Set<number>();
+    const units = l.units ?? 'K';
+
+    const run = <M extends DriveMember | ChargeMember>(
+      kind: SessionKind,
+      groups: Group<M>[],
+      parts: LogPart<M>[],
+      index: number[],
+      make: (g: Group<M>) => Session,
+    ): void => {
+      const open = groups.filter((g) => groupEnd(g) === null || (groupEnd(g) as number) >= horizon);
+      const kept = new Set(open.slice(-MAX_KEPT));
+      for (const g of groups) {
+        const id = `${kind}|${g.key}`;
+        if (!kept.has(g) && groupEnd(g) !== null) {
+          for (const m of [g.log, ...g.lives, ...g.inferred]) if (m) final.add(m);
+          continue;
+        }
+        const session = make(g);
+        const sig = signature(session);
+        if (s.emitted[id] !== sig) ops.push({ op: 'put', session });
+        next[id] = sig;
+        if (g.log) {
+          const p = parts.find((x) => x.member === g.log) as LogPart<M>;
+          for (let i = p.first; i <= p.last; i++) keepLogs.add(index[i] as number);
+        }
+      }
+      for (const id of Object.keys(s.emitted)) {
+        if (!id.startsWith(kind + '|') || id in next) continue;
+        const key = id.slice(kind.length + 1);
+        const finalised = groups.some((g) => g.key === key && !kept.has(g) && groupEnd(g) !== null);
+        if (!finalised) ops.push({ op: 'remove', session: kind, key });
+      }
+    };
+
+    const liveDrives = l.drive?.snap ? [...l.drives, l.drive.snap] : l.drives;
+    const drives = group(liveDrives, members(tripParts));
+    run('drive', drives, tripParts, trips, (g) => driveSession(g, units));
+    const liveCharges = l.charge?.snap ? [...l.charges, l.charge.snap] : l.charges;
+    const charges = group(liveCharges, members(gridParts), l.inferred);
+    run('charge', charges, gridParts, grids, (g) => chargeSession(g));
+
+    s.emitted = next;
+    if (final.size) {
+      l.drives = l.drives.filter((m) => !final.has(m));
+      l.charges = l.charges.filter((m) => !final.has(m));
+      l.inferred = l.inferred.filter((m) => !final.has(m));
+    }
+    if (s.logs.some((r) => r.t < horizon)) {
+      s.logs = s.logs.filter((r, i) => r.t >= horizon || keepLogs.has(i));
+      this.logIds = null;
+    }
+    return ops;
+  }
+}
+
+function members<M>(parts: readonly LogPart<M>[]): M[] {
+  return parts.flatMap((p) => (p.member ? [p.member] : []));
 }

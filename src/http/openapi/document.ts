@@ -85,6 +85,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: 'Commands', description: 'Remote commands through the command service.' },
       { name: 'Custom API', description: 'Scripts that hold the vehicle id and its server password.' },
       { name: 'Web API', description: "The dashboard's calls (docs/web-api.md)." },
+      { name: 'Drives', description: 'Drives, charges, places, battery health and statistics, computed by the server (docs/web-api.md).' },
       { name: 'Push', description: 'Push subscriptions, targets and the notification history.' },
       { name: 'MQTT auth', description: 'The HTTP auth backend of a Mosquitto with the HTTP auth plugin.' },
       { name: 'Dashboard', description: 'The web dashboard.' },

@@ -5,6 +5,7 @@
  * and the operations routes.
  */
 import { EPOCH, NULLABLE_EPOCH, ref, UTC_TIME } from './common.js';
+import { DRIVE_SCHEMAS } from './drive-schemas.js';
 import { RECORD_SCHEMAS } from './record-schemas.js';
 import type { Schema } from './types.js';
 
@@ -259,6 +260,7 @@ export const SCHEMAS: Record<string, Schema> = {
     limited: { type: 'boolean', description: 'Over the vehicle\'s rate limit: recorded without deliveries.' },
     deliveries: list('Ordered by id.', 'Delivery'),
   }),
+  ...DRIVE_SCHEMAS,
   // --- the other routes ---
   WebConfig: exact("The dashboard's map settings.", { tileUrl: { type: 'string' }, tileAttribution: { type: 'string' } }),
   Health: exact('The process is up.', {

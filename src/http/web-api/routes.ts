@@ -1,16 +1,23 @@
 /**
  * The table of vts's own calls for the web dashboard and other tools (docs/web-api.md): each
  * call's method and path, its handler with its options (in this folder) and its OpenAPI
- * description (openapi.ts). Errors are `{"error","message"}`.
+ * description (openapi.ts; drives, charges, places, battery and stats: openapi-drives.ts). Errors
+ * are `{"error","message"}`.
  */
 import type { ApiGroup } from '../api-call.js';
+import { battery } from './battery.js';
+import { charges } from './charges.js';
+import { drives } from './drives.js';
 import { history } from './history.js';
 import { live } from './live.js';
 import { WEB_DOCS as doc } from './openapi.js';
+import { DRIVES_DOCS as drivesDoc } from './openapi-drives.js';
 import { overview } from './overview.js';
 import { changePassword } from './password.js';
+import { addPlace, changePlace, listPlaces, removePlace } from './places.js';
 import { addTarget, notifications, readPush, removePush } from './push.js';
 import { signIn, signOut, whoAmI } from './session.js';
+import { stats } from './stats.js';
 
 export const WEB_API: ApiGroup = {
   name: 'web_api',
@@ -23,6 +30,17 @@ export const WEB_API: ApiGroup = {
     { method: 'GET', path: '/api/overview', route: overview, doc: doc.overview },
     { method: 'GET', path: '/api/live/{vehicleId}', route: live, doc: doc.live },
     { method: 'GET', path: '/api/history/{vehicleId}', route: history, doc: doc.history },
+    { method: 'GET', path: '/api/drives/{vehicleId}', route: drives, doc: drivesDoc.listDrives },
+    { method: 'GET', path: '/api/drives/{vehicleId}/{id}', route: drives, doc: drivesDoc.getDrive },
+    { method: 'GET', path: '/api/drives/{vehicleId}/{id}/gpx', route: drives, doc: drivesDoc.driveGpx },
+    { method: 'GET', path: '/api/charges/{vehicleId}', route: charges, doc: drivesDoc.listCharges },
+    { method: 'GET', path: '/api/charges/{vehicleId}/{id}', route: charges, doc: drivesDoc.getCharge },
+    { method: 'GET', path: '/api/places', route: listPlaces, doc: drivesDoc.listPlaces },
+    { method: 'POST', path: '/api/places', route: addPlace, doc: drivesDoc.addPlace },
+    { method: 'PUT', path: '/api/places/{id}', route: changePlace, doc: drivesDoc.changePlace },
+    { method: 'DELETE', path: '/api/places/{id}', route: removePlace, doc: drivesDoc.removePlace },
+    { method: 'GET', path: '/api/battery/{vehicleId}', route: battery, doc: drivesDoc.battery },
+    { method: 'GET', path: '/api/stats/{vehicleId}', route: stats, doc: drivesDoc.stats },
     { method: 'GET', path: '/api/push/subscriptions', route: readPush, doc: doc.listSubscriptions },
     { method: 'GET', path: '/api/push/subscriptions/{vehicleId}', route: readPush, doc: doc.listVehicleSubscriptions },
     { method: 'DELETE', path: '/api/push/subscriptions/{vehicleId}/{appId}', route: removePush, doc: doc.deleteSubscription },

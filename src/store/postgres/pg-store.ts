@@ -3,7 +3,8 @@
  * order of every call with the buffered writes; the way to the database is pg-connection.ts, the
  * statements live by concern beside it (owners and tokens in pg-accounts.ts, vehicles and car
  * messages in pg-vehicles.ts, history, utilisation and command audit in pg-records.ts, the
- * write-behind batch in pg-batch.ts, push in pg-push.ts, `vts import` in pg-import.ts).
+ * write-behind batch in pg-batch.ts, push in pg-push.ts, drives, charges and places in pg-drives.ts,
+ * `vts import` in pg-import.ts).
  *
  * Several vts nodes and the admin CLI share one database, so this store keeps no read cache: every
  * read asks the database, and what another process committed is seen by the next read. Hot-path
@@ -33,13 +34,13 @@ import type {
   UtilisationRow,
   Vehicle,
 } from '../store.js';
-import { UNAVAILABLE_DRIVES, type DrivesStore } from '../drives-store.js';
 import { BufferedStore } from '../buffered-store.js';
 import type { WriteBatch } from '../write-batch.js';
 import type { OutageWatch } from '../outage.js';
 import { PgAccounts } from './pg-accounts.js';
 import { PgConnection } from './pg-connection.js';
 import { pgRetryable, type PgTarget } from './pg-errors.js';
+import { PgDrivesStore } from './pg-drives.js';
 import { PgImportStore } from './pg-import.js';
 import { PgPushStore } from './pg-push.js';
 import { PgRecords } from './pg-records.js';
@@ -52,8 +53,8 @@ export class PgStore extends BufferedStore implements Store {
   readonly push: PgPushStore;
   /** What `vts import` writes (src/store/postgres/pg-import.ts). */
   readonly imports: PgImportStore;
-  /** Drives, charges and places (not stored yet: the store's own change fills this in). */
-  readonly drives: DrivesStore = UNAVAILABLE_DRIVES;
+  /** Drives, charges and places (src/store/postgres/pg-drives.ts). */
+  readonly drives: PgDrivesStore;
   private readonly accounts: PgAccounts;
   private readonly vehicles: PgVehicles;
   private readonly records: PgRecords;
@@ -73,6 +74,7 @@ export class PgStore extends BufferedStore implements Store {
       () => this.closed,
     );
     this.push = new PgPushStore(this.db);
+    this.drives = new PgDrivesStore(this.db);
     this.imports = new PgImportStore(this.db);
     this.accounts = new PgAccounts(this.db);
     this.vehicles = new PgVehicles(this.db);

@@ -263,6 +263,51 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    description: 'drives and charges',
+    sql: `
+      -- A vehicle's drives and charges as its tracker computed them (src/store/drives-store.ts):
+      -- unique by kind and key (the tracker's identity of a session, so that a rebuild keeps the
+      -- ids of the sessions that stay); end_time NULL while in progress; body: the session as
+      -- JSON without its path or samples, which are in session_details (a list reads no route).
+      CREATE TABLE sessions (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        vehicle_id TEXT    NOT NULL REFERENCES vehicles (id) ON DELETE CASCADE,
+        kind       TEXT    NOT NULL CHECK (kind IN ('drive', 'charge')),
+        key        TEXT    NOT NULL,
+        start_time INTEGER NOT NULL,
+        end_time   INTEGER,
+        body       TEXT    NOT NULL
+      );
+      CREATE UNIQUE INDEX sessions_key ON sessions (vehicle_id, kind, key);
+      -- the list: sessions ending at or after a time (an open one: never ended), one range of this
+      -- index; the start is checked in it too (see src/store/drives-rows.ts)
+      CREATE INDEX sessions_span ON sessions (vehicle_id, kind, coalesce(end_time, 9000000000000000), start_time);
+
+      -- A drive's path or a charge's samples (JSON).
+      CREATE TABLE session_details (
+        session_id INTEGER NOT NULL PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+        detail     TEXT    NOT NULL
+      );
+
+      -- The checkpoint of a vehicle's tracker: its state (JSON) and the sequence number of the
+      -- commit that wrote it (the guard against two writers).
+      CREATE TABLE session_trackers (
+        vehicle_id TEXT    NOT NULL PRIMARY KEY REFERENCES vehicles (id) ON DELETE CASCADE,
+        seq        INTEGER NOT NULL,
+        state      TEXT    NOT NULL,
+        updated    INTEGER NOT NULL
+      ) WITHOUT ROWID;
+
+      -- An owner's places (name, position, tariff) as JSON.
+      CREATE TABLE places (
+        id       INTEGER PRIMARY KEY AUTOINCREMENT,
+        owner_id INTEGER NOT NULL REFERENCES owners (id) ON DELETE CASCADE,
+        body     TEXT    NOT NULL
+      );
+      CREATE INDEX places_owner ON places (owner_id, id);
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -3,7 +3,8 @@
  * the order of every call with the buffered writes; the statements live by concern beside it
  * (owners and tokens in sqlite-accounts.ts, vehicles and car messages in sqlite-vehicles.ts,
  * history, utilisation and command audit in sqlite-records.ts, the write-behind batch in
- * sqlite-batch.ts, push in sqlite-push.ts, `vts import` in sqlite-import.ts).
+ * sqlite-batch.ts, push in sqlite-push.ts, drives, charges and places in sqlite-drives.ts,
+ * `vts import` in sqlite-import.ts).
  *
  * Several processes share the file (the server and the admin CLI); the read caches are emptied
  * when another process commits (see ReadCache). Hot-path writes go through a WriteBehindBuffer and
@@ -35,7 +36,6 @@ import type {
   UtilisationRow,
   Vehicle,
 } from '../store.js';
-import { UNAVAILABLE_DRIVES, type DrivesStore } from '../drives-store.js';
 import { BufferedStore } from '../buffered-store.js';
 import type { WriteBatch } from '../write-batch.js';
 import { migrate } from './migrations.js';
@@ -43,6 +43,7 @@ import { SqliteAccounts } from './sqlite-accounts.js';
 import { batchCommitter } from './sqlite-batch.js';
 import { SqliteCaches, tokenKey } from './sqlite-caches.js';
 import { retryable } from './sqlite-errors.js';
+import { SqliteDrivesStore } from './sqlite-drives.js';
 import { SqliteImportStore } from './sqlite-import.js';
 import { SqlitePushStore } from './sqlite-push.js';
 import { SqliteRecords } from './sqlite-records.js';
@@ -56,8 +57,8 @@ export class SqliteStore extends BufferedStore implements Store {
   readonly push: SqlitePushStore;
   /** What `vts import` writes (src/store/sqlite/sqlite-import.ts). */
   readonly imports: SqliteImportStore;
-  /** Drives, charges and places (not stored yet: the store's own change fills this in). */
-  readonly drives: DrivesStore = UNAVAILABLE_DRIVES;
+  /** Drives, charges and places (src/store/sqlite/sqlite-drives.ts). */
+  readonly drives: SqliteDrivesStore;
   private readonly commitTransaction: (batch: WriteBatch) => void;
   private readonly caches: SqliteCaches;
   private readonly accounts: SqliteAccounts;
@@ -86,6 +87,7 @@ export class SqliteStore extends BufferedStore implements Store {
     this.records = new SqliteRecords(db);
     this.databaseIdOf = db.prepare<[], string>("SELECT value FROM vts_meta WHERE key = 'database_id'").pluck();
     this.push = new SqlitePushStore(db, () => this.open());
+    this.drives = new SqliteDrivesStore(db, () => this.open());
     this.imports = new SqliteImportStore(
       db,
       () => this.open(),

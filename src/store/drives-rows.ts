@@ -1,0 +1,145 @@
+/**
+ * What both databases' drives stores (sqlite-drives.ts, pg-drives.ts) do the same way: how a
+ * session and a place become a row and back, the list query, and the re-tagging of a stored body.
+ *
+ * A session's row (`sessions`): its vehicle, kind and key (unique together), start and end (the
+ * columns the list query and its index use), `body` (the session as JSON without its path or
+ * samples); its `detail` (the path or the samples as JSON) in a row of `session_details`, read only
+ * when asked for. A place's row: its owner and `body` (the PlaceInput as JSON). JSON keeps numbers
+ * as they were written.
+ */
+import type { ChargeSession, DriveSession, Place, PlaceInput, Session, SessionKind } from '../core/drives/types.js';
+import type { StoredCharge, StoredDrive, StoredSession } from './drives-store.js';
+
+/**
+ * The end of an open session in the list index and query: past every real time, so that "ends at
+ * or after `from`" is one range of the index, open sessions at its top.
+ */
+export const OPEN_END = 9_000_000_000_000_000;
+
+/** The expression the list index is on and the list query ranges over (the same text on both databases). */
+export const END_KEY = `coalesce(end_time, ${OPEN_END})`;
+
+/** A session as its row's columns. */
+export interface SessionColumns {
+  kind: SessionKind;
+  key: string;
+  start: number;
+  end: number | null;
+  body: string;
+  detail: string;
+}
+
+export function sessionColumns(s: Session): SessionColumns {
+  // a StoredSession passed in: its id and vehicle are the row's, not the body's
+  const { id: _id, vehicleId: _vid, ...rest } = s as Session & { id?: unknown; vehicleId?: unknown };
+  let body: string;
+  let detail: string;
+  if (rest.session === 'drive') {
+    const { path, ...fields } = rest;
+    body = JSON.stringify(fields);
+    detail = JSON.stringify(path ?? []);
+  } else {
+    const { samples, ...fields } = rest;
+    body = JSON.stringify(fields);
+    detail = JSON.stringify(samples ?? []);
+  }
+  return { kind: rest.session, key: rest.key, start: rest.start, end: rest.end, body, detail };
+}
+
+/** `sessions` with one entry per kind and key (the last one given wins, as upserts one after the other would). */
+export function uniqueByKey(sessions: readonly Session[]): SessionColumns[] {
+  const byKey = new Map<string, SessionColumns>();
+  for (const s of sessions) {
+    const c = sessionColumns(s);
+    const k = `${c.kind}\0${c.key}`;
+    byKey.delete(k);
+    byKey.set(k, c);
+  }
+  return [...byKey.values()];
+}
+
+/** A session row as read back: `detail` null when it was not read. */
+export interface SessionRow {
+  id: number;
+  vehicle_id: string;
+  body: string;
+  detail?: string | null;
+}
+
+export function toStoredDrive(r: SessionRow): StoredDrive {
+  const body = JSON.parse(r.body) as Omit<DriveSession, 'path'>;
+  const path = r.detail ? (JSON.parse(r.detail) as DriveSession['path']) : [];
+  return { ...body, id: r.id, vehicleId: r.vehicle_id, path };
+}
+
+export function toStoredCharge(r: SessionRow): StoredCharge {
+  const body = JSON.parse(r.body) as Omit<ChargeSession, 'samples'>;
+  const samples = r.detail ? (JSON.parse(r.detail) as ChargeSession['samples']) : [];
+  return { ...body, id: r.id, vehicleId: r.vehicle_id, samples };
+}
+
+/**
+ * The list query: the vehicle's sessions of a kind that overlap [from, to] (start ≤ to and
+ * (end ?? +∞) ≥ from), oldest first, with their path or samples when `withDetail`; `p(i)` writes
+ * the i-th parameter (1-based: vehicle, kind, from, to). The index `sessions_span` (vehicle_id,
+ * kind, END_KEY, start_time) makes it one range scan from `from` on, the start checked in the
+ * index: over the recent past (the usual question) it reads the matching rows and the open ones
+ * only. (No column name is in both tables: they need no qualifying, and END_KEY is the index's
+ * expression word for word.)
+ */
+export function listSql(p: (i: number) => string, withDetail: boolean): string {
+  return `SELECT id, vehicle_id, body${withDetail ? ', detail FROM sessions LEFT JOIN session_details ON session_id = id' : ' FROM sessions'}
+   WHERE vehicle_id = ${p(1)} AND kind = ${p(2)} AND ${END_KEY} >= ${p(3)} AND start_time <= ${p(4)}
+   ORDER BY start_time, id`;
+}
+
+/** One session of a kind by id within its vehicle, with its path or samples. */
+export function oneSql(p: (i: number) => string): string {
+  return `SELECT id, vehicle_id, body, detail FROM sessions LEFT JOIN session_details ON session_id = id
+   WHERE vehicle_id = ${p(1)} AND kind = ${p(2)} AND id = ${p(3)}`;
+}
+
+/**
+ * The stored body with the place and cost fields of `s` (drive: fromPlace, toPlace; charge:
+ * place, cost, currency), everything else as stored; undefined when `s` is of another kind than the row.
+ */
+export function retaggedBody(storedBody: string, kind: string, s: StoredSession): string | undefined {
+  if (s.session !== kind) return undefined;
+  const body = JSON.parse(storedBody) as Record<string, unknown>;
+  if (s.session === 'drive') {
+    body.fromPlace = s.fromPlace;
+    body.toPlace = s.toPlace;
+  } else {
+    body.place = s.place;
+    body.cost = s.cost;
+    body.currency = s.currency;
+  }
+  return JSON.stringify(body);
+}
+
+/** A place's body: the fields of a PlaceInput, nothing else. */
+export function placeBody(p: PlaceInput): string {
+  const input: PlaceInput = {
+    name: p.name,
+    lat: p.lat,
+    lon: p.lon,
+    radius: p.radius,
+    timezone: p.timezone,
+    currency: p.currency,
+    pricePerKwh: p.pricePerKwh,
+    pricePerMinute: p.pricePerMinute,
+    sessionFee: p.sessionFee,
+    timeOfUse: p.timeOfUse.map((w) => ({ from: w.from, to: w.to, pricePerKwh: w.pricePerKwh })),
+  };
+  return JSON.stringify(input);
+}
+
+export interface PlaceRow {
+  id: number;
+  body: string;
+}
+
+export function toPlace(r: PlaceRow): Place {
+  return { ...(JSON.parse(r.body) as PlaceInput), id: r.id };
+}
