@@ -31,8 +31,13 @@ async function shot(page: Page, name: string): Promise<void> {
 /** Nothing is wider than the screen (the tables became cards, the forms wrap), once the charts have followed the resize. */
 async function fitsWidth(page: Page, what: string): Promise<void> {
   await page.waitForFunction('document.documentElement.scrollWidth <= window.innerWidth + 1', undefined, { timeout: 5_000 }).catch(() => undefined);
-  const { scroll, inner } = await page.evaluate('({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth })') as { scroll: number; inner: number };
-  assert.ok(scroll <= inner + 1, `${what}: the page is ${scroll} px wide on a ${inner} px screen`);
+  const { scroll, inner, widest } = (await page.evaluate(`({
+    scroll: document.documentElement.scrollWidth,
+    inner: window.innerWidth,
+    widest: [...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
+      .slice(-3).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right)).join(', '),
+  })`)) as { scroll: number; inner: number; widest: string };
+  assert.ok(scroll <= inner + 1, `${what}: the page is ${scroll} px wide on a ${inner} px screen (${widest})`);
 }
 
 /** The page at both widths: `check` runs at each, then a screenshot. */

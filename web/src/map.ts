@@ -121,8 +121,9 @@ export class VehicleMap {
  * VehicleMap, it stays usable without tiles (a note says why the background is empty).
  */
 export class DrawingMap {
-  /** the box (data-testid given by the caller) */
+  /** the map box (data-testid given by the caller) and the note below it */
   readonly el: HTMLElement;
+  private readonly box: HTMLElement;
   private readonly canvas: HTMLElement;
   private readonly note: HTMLElement;
   private map: LeafletMap | null = null;
@@ -132,8 +133,10 @@ export class DrawingMap {
 
   constructor(config: Promise<WebConfig>, label: string, testid: string, onPick?: (lat: number, lon: number) => void) {
     this.canvas = h('div', { class: 'map-canvas', role: 'img', 'aria-label': label });
+    // below the map, not over it: the drawing stays whole on a phone
     this.note = h('p', { class: 'map-note', role: 'status', hidden: true });
-    this.el = h('div', { class: 'map-box', 'data-testid': testid }, this.canvas, this.note);
+    this.box = h('div', { class: 'map-box', 'data-testid': testid }, this.canvas);
+    this.el = h('div', { class: 'drawing' }, this.box, this.note);
     this.ready = config.then((c) => {
       const map = leafletMap(this.canvas, { zoomControl: true, attributionControl: true }).setView([48.14, 11.58], 11);
       this.map = map;
@@ -166,7 +169,7 @@ export class DrawingMap {
     const map = await this.ready;
     this.layer?.clearLayers();
     const ll = points.map((p) => [p.lat, p.lon] as [number, number]);
-    this.el.dataset.points = String(ll.length);
+    this.box.dataset.points = String(ll.length);
     if (ll.length === 0) return this.showNote('This drive has no positions to draw.');
     const line = polyline(ll, { color: '#0b66c3', weight: 4, opacity: 0.85, className: 'route-line' }).bindTooltip(label);
     this.layer?.addLayer(line);
@@ -182,7 +185,7 @@ export class DrawingMap {
   async showPlaces(list: readonly { id?: number; name: string; lat: number; lon: number; radius: number }[], selected: number | null, fit: boolean): Promise<void> {
     const map = await this.ready;
     this.layer?.clearLayers();
-    this.el.dataset.circles = String(list.length);
+    this.box.dataset.circles = String(list.length);
     for (const p of list) {
       const on = p.id === selected;
       const c = circle([p.lat, p.lon], {

@@ -23,7 +23,7 @@ export function batteryPanel(ctx: VehicleContext): Panel {
   const drain = h(
     'table',
     { class: 'sessions responsive', 'data-testid': 'drain' },
-    h('caption', {}, 'Vampire drain: SOC lost while parked'),
+    h('caption', { class: 'visually-hidden' }, 'Vampire drain'),
     h('thead', {}, h('tr', {}, ...['Parked from', 'Parked for', 'SOC lost', 'Per day'].map((c) => h('th', { scope: 'col' }, c)))),
     drainBody,
   );
@@ -33,7 +33,7 @@ export function batteryPanel(ctx: VehicleContext): Panel {
     'The capacity is estimated from each charge that adds 10 SOC points or more, and the drain from the SOC lost while parked between drives and charges.',
   );
   empty.hidden = true;
-  const el = h('div', { class: 'panel battery' }, status, errorBox, empty, figures, h('div', { class: 'charts' }, capacity.figure, soh.figure), h('div', { class: 'card' }, drain));
+  const el = h('div', { class: 'panel battery' }, status, errorBox, empty, figures, h('div', { class: 'charts' }, capacity.figure, soh.figure), h('div', { class: 'card' }, h('h2', {}, 'Vampire drain: SOC lost while parked'), drain));
   let alive = true;
   let loaded = false;
 

@@ -87,7 +87,8 @@ export function statsPanel(ctx: VehicleContext): Panel {
     bars(cost, { labels, axis: currency ?? 'Cost', series: [{ label: 'Cost', values: rows.map((r) => r.cost), color: '#7048e8' }] });
     replace(
       tbody,
-      ...[...rows].reverse().map((r) =>
+      // the table lists the periods with something in them (the bars show every one)
+      ...[...rows].reverse().filter((r) => r.drives > 0 || r.charges > 0).map((r) =>
         h(
           'tr',
           { 'data-testid': 'stats-row' },
