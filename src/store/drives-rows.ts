@@ -44,7 +44,8 @@ export function sessionColumns(s: Session): SessionColumns {
     body = JSON.stringify(fields);
     detail = JSON.stringify(samples ?? []);
   }
-  return { kind: rest.session, key: rest.key, start: rest.start, end: rest.end, body, detail };
+  // the columns in whole seconds (bigint on PostgreSQL), the span widened to hold a fraction; the body keeps the times as given
+  return { kind: rest.session, key: rest.key, start: Math.floor(rest.start), end: rest.end === null ? null : Math.ceil(rest.end), body, detail };
 }
 
 /** `sessions` with one entry per kind and key (the last one given wins, as upserts one after the other would). */
@@ -77,6 +78,16 @@ export function toStoredCharge(r: SessionRow): StoredCharge {
   const body = JSON.parse(r.body) as Omit<ChargeSession, 'samples'>;
   const samples = r.detail ? (JSON.parse(r.detail) as ChargeSession['samples']) : [];
   return { ...body, id: r.id, vehicleId: r.vehicle_id, samples };
+}
+
+/**
+ * [from, to] of a list in whole seconds within the range of the columns (a fraction rounded
+ * inwards, infinities to the ends), undefined when nothing can overlap it (NaN).
+ */
+export function listRange(from: number, to: number): [number, number] | undefined {
+  if (Number.isNaN(from) || Number.isNaN(to)) return undefined;
+  const within = (t: number): number => Math.min(OPEN_END, Math.max(-OPEN_END, t));
+  return [within(Math.ceil(from)), within(Math.floor(to))];
 }
 
 /**

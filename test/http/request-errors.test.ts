@@ -36,6 +36,8 @@ const JSON_CALLS = new Set([
   'POST:session',
   'POST:password',
   'POST:push',
+  'POST:places',
+  'PUT:places',
 ]);
 
 /** Every POST and PUT a client can make: the route list, `/api/*` as every call of the API. */

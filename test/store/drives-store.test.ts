@@ -204,6 +204,10 @@ test('the lists: sessions overlapping [from, to], ends and starts included, open
   assert.deepEqual(await keys(10_000_000_000, 20_000_000_000), ['open']);
   assert.deepEqual(await keys(0, 1e12), ['early', 'late', 'open']);
   assert.deepEqual(await keys(300, 100), [], 'from after to');
+  assert.deepEqual(await keys(-Infinity, Infinity), ['early', 'late', 'open']);
+  assert.deepEqual(await keys(200.5, 299.5), [], 'fractions rounded inwards');
+  assert.deepEqual(await keys(199.5, 300.5), ['early', 'late']);
+  assert.deepEqual(await keys(NaN, 500), []);
   assert.deepEqual((await d.listCharges('DEMO1', 200, 460)).map((s) => s.key), ['ch', 'chopen']);
   assert.deepEqual((await d.listCharges('DEMO1', 251, 449)).map((s) => s.key), []);
   assert.deepEqual(await d.listDrives('OTHER', ...ALL), []);
@@ -252,6 +256,12 @@ test('values come back as they were put: numbers, nulls, text with any character
   const [got] = await d.listDrives('DEMO1', ...ALL, true);
   assert.deepEqual(bare(got!), odd);
   assert.equal(got!.energyUsed, 0.1 + 0.2);
+
+  // a time with a fraction: kept as given, listed within its whole seconds
+  const frac = charge('frac', 5000.25, 5999.75);
+  await d.commitTracker('DEMO1', 1, state, [{ op: 'put', session: frac }]);
+  assert.deepEqual((await d.listCharges('DEMO1', 5999, 5999, true)).map(bare), [frac]);
+  assert.deepEqual((await d.listCharges('DEMO1', 5000, 5000)).map((s) => s.start), [5000.25]);
 });
 
 test('re-tagging replaces the place and cost fields only, of the vehicle\'s sessions of that kind', async (t) => {

@@ -433,8 +433,8 @@ export function feedLive(tracker: SessionTracker, records: readonly SessionInput
 }
 
 /** A rebuild: every record by time into a fresh tracker, then one tick at `now`. */
-export function rebuild(records: readonly SessionInput[], now: number): SessionMap {
-  const t = new SessionTracker();
+export function rebuild(records: readonly SessionInput[], now: number, publishEvery = Infinity): SessionMap {
+  const t = new SessionTracker(undefined, { publishEvery });
   const map = new SessionMap();
   const sorted = records.map((r, i) => ({ r, i })).sort((a, b) => a.r.time - b.r.time || a.i - b.i);
   for (const { r } of sorted) map.apply(t.feed(r));

@@ -4,7 +4,7 @@
  * plus the session fee.
  */
 import type { ChargeSample, ChargeSession, Place } from './types.js';
-import { spreadCost } from './tariff.js';
+import { costOver, priceSpans } from './tariff.js';
 
 type Priced = Pick<ChargeSession, 'start' | 'end' | 'energyAdded' | 'energyFromGrid' | 'samples'>;
 type Tariff = Pick<Place, 'timezone' | 'pricePerKwh' | 'pricePerMinute' | 'sessionFee' | 'timeOfUse'>;
@@ -75,10 +75,17 @@ export function energyCost(c: Priced, tariff: Tariff): number | null {
   const { kwh, series } = billed(c);
   if (kwh === null) return null;
   const end = pricedEnd(c);
+  // the prices over the whole charge, found once; the intervals walk them in time order
+  const spans = priceSpans(c.start, end, tariff.timezone, tariff.pricePerKwh, tariff.timeOfUse);
   const shape = flowShape(c, end, series);
-  if (shape === null) return spreadCost(kwh, c.start, end, tariff.timezone, tariff.pricePerKwh, tariff.timeOfUse);
+  if (shape === null) return costOver(kwh, c.start, end, spans).cost;
   let cost = 0;
-  for (const p of shape) cost += spreadCost(kwh * p.share, p.a, p.b, tariff.timezone, tariff.pricePerKwh, tariff.timeOfUse);
+  let index = 0;
+  for (const p of shape) {
+    const step = costOver(kwh * p.share, p.a, p.b, spans, index);
+    cost += step.cost;
+    index = step.index;
+  }
   return cost;
 }
 

@@ -29,21 +29,14 @@
  *   once an `S` and a `D` after the gap are seen (or 2 minutes after the gap's end).
  */
 import { maxStep } from '../records/trips.js';
-import {
-  CHARGING_STATES,
-  counterStep,
-  isDcText,
-  metres,
-  parseD,
-  parseL,
-  parseS,
-  round1,
-  round3,
-  thin,
-} from './log-fields.js';
-import { DC_POWER, MAX_POINTS, type ChargeMember, type DriveMember } from './merge.js';
-import { FLAP_SECONDS, SAME_PLACE_METRES } from './log-sessions.js';
-import type { ChargeSample, DistanceUnits, GeoPoint, PathPoint } from './types.js';
+import { CHARGING_STATES, counterStep, parseD, parseL, parseS, round1, round3, thin } from './log-fields.js';
+import { MAX_POINTS, type DriveMember } from './merge.js';
+import { FLAP_SECONDS } from './log-sessions.js';
+import { chargeMember, closeCharge, onCharge, settle } from './live-charges.js';
+import type { LiveState, OpenDrive } from './live-state.js';
+import type { DistanceUnits } from './types.js';
+
+export { emptyLive, type LiveState } from './live-state.js';
 
 /** Seconds without a record that end a drive. */
 export const SILENCE = 900;
@@ -51,114 +44,6 @@ export const SILENCE = 900;
 export const OFFLINE = 1200;
 /** Seconds of data between two showings of an open session. */
 export const PUBLISH_EVERY = 60;
-/** SOC points gained across a gap that make an inferred charge. */
-export const INFERRED_SOC = 3;
-
-interface Shown<M> {
-  /** What was last published; null before the first time. */
-  snap: M | null;
-  snapAt: number;
-  /** Changed since it was published. */
-  changed: boolean;
-}
-
-interface OpenDrive extends Shown<DriveMember> {
-  mode: 'ignition' | 'odometer';
-  start: number;
-  lastRecord: number;
-  lastMove: number;
-  startOdo: number | null;
-  odo: number | null;
-  tenths: number;
-  socStart: number | null;
-  socEnd: number | null;
-  used: number | null;
-  recovered: number | null;
-  maxSpeed: number | null;
-  from: GeoPoint | null;
-  to: GeoPoint | null;
-  soh: number | null;
-  path: PathPoint[];
-}
-
-interface OpenCharge extends Shown<ChargeMember> {
-  start: number;
-  lastRecord: number;
-  /** When a non-charging state was seen (the charge may still resume). */
-  stopAt: number | null;
-  socStart: number | null;
-  socEnd: number | null;
-  kwh: number | null;
-  kwhPrev: number;
-  grid: number | null;
-  gridPrev: number;
-  maxPower: number | null;
-  dc: boolean;
-  at: GeoPoint | null;
-  soh: number | null;
-  samples: ChargeSample[];
-}
-
-interface Gap {
-  g0: number;
-  g1: number;
-  soc0: number;
-  odo0: number | null;
-  pos0: GeoPoint | null;
-  soh: number | null;
-  soc1: number | null;
-  odo1: number | null;
-  charging: boolean;
-}
-
-/** The live side of the tracker's state (JSON). */
-export interface LiveState {
-  units: DistanceUnits | null;
-  soc: number | null;
-  soh: number | null;
-  odo: number | null;
-  odoTime: number;
-  pos: GeoPoint | null;
-  used: number | null;
-  recovered: number | null;
-  hasIgnition: boolean;
-  restPos: GeoPoint | null;
-  restSoc: number | null;
-  lastLive: number;
-  drive: OpenDrive | null;
-  charge: OpenCharge | null;
-  gap: Gap | null;
-  /** Closed parts, kept while they may still join a late log. */
-  drives: DriveMember[];
-  charges: ChargeMember[];
-  inferred: ChargeMember[];
-  /** The parts changed since the sessions were last worked out. */
-  dirty: boolean;
-}
-
-export function emptyLive(): LiveState {
-  return {
-    units: null,
-    soc: null,
-    soh: null,
-    odo: null,
-    odoTime: 0,
-    pos: null,
-    used: null,
-    recovered: null,
-    hasIgnition: false,
-    restPos: null,
-    restSoc: null,
-    lastLive: 0,
-    drive: null,
-    charge: null,
-    gap: null,
-    drives: [],
-    charges: [],
-    inferred: [],
-    dirty: false,
-  };
-}
 
 const units = (s: LiveState): DistanceUnits => s.units ?? 'K';
 
@@ -182,23 +67,6 @@ function driveMember(d: OpenDrive, end: number | null): DriveMember {
   };
 }
 
-function chargeMember(c: OpenCharge, end: number | null): ChargeMember {
-  return {
-    start: c.start,
-    end,
-    seen: c.lastRecord,
-    socStart: c.socStart,
-    socEnd: c.socEnd,
-    energyAdded: c.kwh === null ? null : round3(c.kwh),
-    energyFromGrid: c.grid !== null && c.grid > 0 ? round3(c.grid) : null,
-    maxPower: c.maxPower,
-    chargeKind: c.dc || (c.maxPower ?? 0) > DC_POWER ? 'dc' : 'ac',
-    at: c.at,
-    soh: c.soh,
-    samples: c.samples.slice(),
-  };
-}
-
 function closeDrive(s: LiveState, end: number): void {
   const d = s.drive;
   if (!d) return;
@@ -207,14 +75,6 @@ function closeDrive(s: LiveState, end: number): void {
   if (d.tenths >= 1 || d.snap) s.dirty = true;
 }
 
-function closeCharge(s: LiveState, end: number): void {
-  const c = s.charge;
-  if (!c) return;
-  s.charge = null;
-  const gained = (c.kwh ?? 0) > 0 || (c.socEnd ?? 0) - (c.socStart ?? 0) > 0;
-  if (gained) s.charges.push(chargeMember(c, end));
-  if (gained || c.snap) s.dirty = true;
-}
 
 /** Ends what the passing of time ends at `t`: a silent drive, a stopped charge that did not resume. */
 export function expire(s: LiveState, t: number): void {
@@ -225,16 +85,16 @@ export function expire(s: LiveState, t: number): void {
 }
 
 /** Shows the open sessions that changed (at a tick, and at the throttle's pace). */
-export function publish(s: LiveState, t: number, force: boolean): void {
+export function publish(s: LiveState, t: number, force: boolean, every = PUBLISH_EVERY): void {
   const d = s.drive;
-  if (d && d.tenths >= 1 && (d.snap === null || (d.changed && (force || t - d.snapAt >= PUBLISH_EVERY)))) {
+  if (d && d.tenths >= 1 && (d.snap === null || (d.changed && (force || t - d.snapAt >= every)))) {
     d.snap = driveMember(d, null);
     d.snapAt = t;
     d.changed = false;
     s.dirty = true;
   }
   const c = s.charge;
-  if (c && c.stopAt === null && (c.snap === null || (c.changed && (force || t - c.snapAt >= PUBLISH_EVERY)))) {
+  if (c && c.stopAt === null && (c.snap === null || (c.changed && (force || t - c.snapAt >= every)))) {
     c.snap = chargeMember(c, null);
     c.snapAt = t;
     c.changed = false;
@@ -248,7 +108,7 @@ export function liveBusy(s: LiveState): boolean {
 }
 
 /** One live record, in time order. */
-export function live(s: LiveState, code: string, t: number, data: string): void {
+export function live(s: LiveState, code: string, t: number, data: string, every = PUBLISH_EVERY): void {
   expire(s, t);
   if (s.lastLive > 0 && t - s.lastLive > OFFLINE) {
     if (s.gap) settle(s, true);
@@ -265,31 +125,8 @@ export function live(s: LiveState, code: string, t: number, data: string): void 
   else if (code === 'D') onD(s, t, data);
   else if (code === 'L') onL(s, t, data);
   if (s.gap) settle(s, t > s.gap.g1 + FLAP_SECONDS);
-  publish(s, t, false);
+  publish(s, t, false, every);
   s.lastLive = t;
-}
-
-function settle(s: LiveState, force: boolean): void {
-  const g = s.gap as Gap;
-  if (!force && (g.soc1 === null || (g.odo1 === null && g.odo0 !== null))) return;
-  s.gap = null;
-  const still = g.odo0 === null || g.odo1 === null || Math.abs(g.odo1 - g.odo0) < 1;
-  if (g.soc1 === null || g.charging || !still || g.soc1 - g.soc0 < INFERRED_SOC) return;
-  s.inferred.push({
-    start: g.g0,
-    end: g.g1,
-    seen: g.g1,
-    socStart: g.soc0,
-    socEnd: g.soc1,
-    energyAdded: null,
-    energyFromGrid: null,
-    maxPower: null,
-    chargeKind: null,
-    at: g.pos0,
-    soh: g.soh,
-    samples: [],
-  });
-  s.dirty = true;
 }
 
 function onS(s: LiveState, t: number, data: string): void {
@@ -305,56 +142,7 @@ function onS(s: LiveState, t: number, data: string): void {
     s.drive.socEnd = s.soc;
     s.drive.soh = s.soh;
   }
-  if (f.chargeState === null) return;
-  const charging = CHARGING_STATES.has(f.chargeState);
-  let c = s.charge;
-  if (c && c.stopAt !== null && charging) {
-    const here = c.at === null || s.pos === null || metres(c.at, s.pos) <= SAME_PLACE_METRES;
-    if (t - c.stopAt <= FLAP_SECONDS && here) c.stopAt = null;
-    else closeCharge(s, c.stopAt);
-  }
-  c = s.charge;
-  if (!c && charging) {
-    c = s.charge = {
-      start: t,
-      lastRecord: t,
-      stopAt: null,
-      socStart: s.soc,
-      socEnd: s.soc,
-      kwh: null,
-      kwhPrev: 0,
-      grid: null,
-      gridPrev: 0,
-      maxPower: null,
-      dc: false,
-      at: s.pos,
-      soh: s.soh,
-      samples: [],
-      snap: null,
-      snapAt: t,
-      changed: false,
-    };
-  }
-  if (!c || c.stopAt !== null) return;
-  c.socEnd = s.soc;
-  c.soh = s.soh;
-  c.changed = true;
-  if (f.chargedKwh !== null) {
-    c.kwh = (c.kwh ?? 0) + counterStep(c.kwhPrev, f.chargedKwh);
-    c.kwhPrev = f.chargedKwh;
-  }
-  if (f.gridKwh !== null) {
-    c.grid = (c.grid ?? 0) + counterStep(c.gridPrev, f.gridKwh);
-    c.gridPrev = f.gridKwh;
-  }
-  if (!charging) {
-    c.stopAt = t;
-    return;
-  }
-  if (f.power !== null && f.power > 0) c.maxPower = Math.max(c.maxPower ?? 0, f.power);
-  if (isDcText(f.chargeMode)) c.dc = true;
-  c.samples.push({ t, soc: s.soc, power: f.power, energy: c.kwh === null ? null : round3(c.kwh), grid: c.grid === null ? null : round3(c.grid) });
-  c.samples = thin(c.samples, MAX_POINTS);
+  onCharge(s, t, f);
 }
 
 function onD(s: LiveState, t: number, data: string): void {

@@ -51,33 +51,63 @@ function mod(a: number, n: number): number {
   return ((a % n) + n) % n;
 }
 
+/** A span of time (epoch seconds, [a, b)) with one price per kWh. */
+export interface PriceSpan {
+  a: number;
+  b: number;
+  price: number;
+}
+
 /**
- * The cost of `kwh` flowing evenly over [a, b] (epoch seconds): the span is cut where the wall
- * clock crosses a window's edge or the zone's offset changes, and each piece pays its price for
- * its share of the energy. A span of no length pays the price of its instant.
+ * The prices over [a, b]: the span cut where the wall clock crosses a window's edge or the zone's
+ * offset changes, neighbours of the same price joined. Within a piece of fixed offset the wall
+ * clock is the instant plus the offset, so the edges fall at known instants.
  */
-export function spreadCost(kwh: number, a: number, b: number, tz: string, base: number, list: readonly TariffWindow[]): number {
-  if (kwh === 0) return 0;
+export function priceSpans(a: number, b: number, tz: string, base: number, list: readonly TariffWindow[]): PriceSpan[] {
   const windows = windowsOf(list);
-  if (windows.length === 0) return kwh * base;
-  if (b <= a) return kwh * priceAtSecond(mod(a + offsetAt(a, tz), 86400), windows, base);
+  if (windows.length === 0 || b <= a) return [{ a, b: Math.max(a, b), price: windows.length === 0 ? base : priceAt(a, tz, base, list) }];
   const edges = [...new Set(windows.flatMap((w) => [w.from, w.to]))].sort((x, y) => x - y);
   const cuts = [a, ...offsetChanges(a, b, tz).filter((t) => t < b), b];
-  let cost = 0;
+  const out: PriceSpan[] = [];
   for (let i = 0; i + 1 < cuts.length; i++) {
-    // within a piece the offset is fixed: the wall clock is the instant plus the offset
-    const pa = cuts[i]!;
-    const pb = cuts[i + 1]!;
-    const off = offsetAt(pa, tz);
-    let cursor = pa + off;
-    const end = pb + off;
+    const off = offsetAt(cuts[i]!, tz);
+    let cursor = cuts[i]! + off;
+    const end = cuts[i + 1]! + off;
     while (cursor < end) {
       const sod = mod(cursor, 86400);
       const next = edges.find((e) => e > sod) ?? 86400;
       const stop = Math.min(end, cursor - sod + next);
-      cost += (kwh * (stop - cursor)) / (b - a) * priceAtSecond(sod, windows, base);
+      const price = priceAtSecond(sod, windows, base);
+      const last = out[out.length - 1];
+      if (last !== undefined && last.price === price && last.b === cursor - off) last.b = stop - off;
+      else out.push({ a: cursor - off, b: stop - off, price });
       cursor = stop;
     }
   }
-  return cost;
+  return out;
+}
+
+/**
+ * The cost of `kwh` flowing evenly over [a, b] under `spans` (which cover it; sorted): each piece
+ * pays its price for its share of the energy. A span of no length pays the price of its instant.
+ * `from` is the index of a span at or before `a` (a walk over sorted intervals passes it on).
+ */
+export function costOver(kwh: number, a: number, b: number, spans: readonly PriceSpan[], from = 0): { cost: number; index: number } {
+  let i = from;
+  while (i + 1 < spans.length && spans[i]!.b <= a) i++;
+  if (kwh === 0) return { cost: 0, index: i };
+  if (b <= a) return { cost: kwh * spans[i]!.price, index: i };
+  let cost = 0;
+  let j = i;
+  for (; j < spans.length && spans[j]!.a < b; j++) {
+    const lo = Math.max(a, spans[j]!.a);
+    const hi = Math.min(b, spans[j]!.b);
+    if (hi > lo) cost += ((kwh * (hi - lo)) / (b - a)) * spans[j]!.price;
+  }
+  return { cost, index: i };
+}
+
+/** The cost of `kwh` flowing evenly over [a, b] at a place's prices. */
+export function spreadCost(kwh: number, a: number, b: number, tz: string, base: number, list: readonly TariffWindow[]): number {
+  return costOver(kwh, a, b, priceSpans(a, b, tz, base, list)).cost;
 }

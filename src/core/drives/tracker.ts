@@ -19,7 +19,7 @@
  */
 import { parseGridLog, parseTripLog } from './log-fields.js';
 import { gridCharges, tripDrives, type LogPart } from './log-sessions.js';
-import { emptyLive, expire, live, liveBusy, publish, type LiveState } from './live.js';
+import { emptyLive, expire, live, liveBusy, publish, PUBLISH_EVERY, type LiveState } from './live.js';
 import {
   chargeSession,
   driveSession,
@@ -87,9 +87,21 @@ const byTime = (a: LogRecord, b: LogRecord): number => a.t - b.t || (a.c < b.c ?
 export class SessionTracker {
   private readonly s: State;
   private logIds: Set<string> | null = null;
+  /** The sessions the logs make, until the logs change (not saved: worked out again after a restore). */
+  private logParts: LogParts | null = null;
+  /** Per emitted session, the parts it was made of and its signature (a session whose parts are the same objects is not made again). */
+  private memo = new Map<string, Memo>();
 
-  /** `state`: what `toJSON()` gave (parsed); anything else starts afresh. */
-  constructor(state?: unknown) {
+  private readonly publishEvery: number;
+
+  /**
+   * `state`: what `toJSON()` gave (parsed); anything else starts afresh. `publishEvery`: seconds
+   * of data between two puts of an open session (default 60); a rebuild, which keeps only the
+   * final sessions, may pass Infinity (open sessions are then put when they start, at each tick
+   * and when they end), which makes it several times faster and changes no final session.
+   */
+  constructor(state?: unknown, options: { publishEvery?: number } = {}) {
+    this.publishEvery = options.publishEvery ?? PUBLISH_EVERY;
     this.s = isState(state)
       ? { ...state, seenAt: Array.isArray(state.seenAt) ? state.seenAt : [], live: { ...emptyLive(), ...state.live } }
       : { v: 1, lastTime: 0, seenAt: [], live: emptyLive(), logs: [], emitted: {} };
@@ -106,7 +118,7 @@ export class SessionTracker {
       if (t < l.lastLive || (t === l.lastLive && s.seenAt.includes(id))) return [];
       if (t > l.lastLive) s.seenAt = [];
       s.seenAt.push(id);
-      live(l, code, t, data);
+      live(l, code, t, data, this.publishEvery);
       s.lastTime = Math.max(s.lastTime, t);
       return l.dirty ? this.derive() : [];
     }
@@ -119,6 +131,7 @@ export class SessionTracker {
     let i = s.logs.length;
     while (i > 0 && byTime(s.logs[i - 1] as LogRecord, rec) > 0) i--;
     s.logs.splice(i, 0, rec);
+    this.logParts = null;
     s.lastTime = Math.max(s.lastTime, t);
     return this.derive();
   }
@@ -152,11 +165,8 @@ export class SessionTracker {
     const l = s.live;
     l.dirty = false;
     const horizon = s.lastTime - RETAIN;
-    const trips: number[] = [];
-    const grids: number[] = [];
-    s.logs.forEach((r, i) => (r.c === TRIP_LOG ? trips : grids).push(i));
-    const tripParts = tripDrives(trips.map((i) => parseTripLog((s.logs[i] as LogRecord).t, (s.logs[i] as LogRecord).d)));
-    const gridParts = gridCharges(grids.map((i) => parseGridLog((s.logs[i] as LogRecord).t, (s.logs[i] as LogRecord).d)));
+    const { trips, grids, tripParts, gridParts } = (this.logParts ??= logParts(s.logs));
+    const memo = new Map<string, Memo>();
 
     const ops: SessionOp[] = [];
     const next: Record<string, string> = {};
@@ -179,9 +189,16 @@ export class SessionTracker {
           for (const m of [g.log, ...g.lives, ...g.inferred]) if (m) final.add(m);
           continue;
         }
-        const session = make(g);
-        const sig = signature(session);
-        if (s.emitted[id] !== sig) ops.push({ op: 'put', session });
+        const used: object[] = [g.log, ...g.lives, ...g.inferred].filter((m): m is M => m !== null);
+        const before = this.memo.get(id);
+        let sig: string;
+        if (before && before.parts.length === used.length && before.parts.every((m, i) => m === used[i])) sig = before.sig;
+        else {
+          const session = make(g);
+          sig = signature(session);
+          if (s.emitted[id] !== sig) ops.push({ op: 'put', session });
+        }
+        memo.set(id, { parts: used, sig });
         next[id] = sig;
         if (g.log) {
           const p = parts.find((x) => x.member === g.log) as LogPart<M>;
@@ -204,17 +221,45 @@ export class SessionTracker {
     run('charge', charges, gridParts, grids, (g) => chargeSession(g));
 
     s.emitted = next;
+    this.memo = memo;
     if (final.size) {
       l.drives = l.drives.filter((m) => !final.has(m));
       l.charges = l.charges.filter((m) => !final.has(m));
       l.inferred = l.inferred.filter((m) => !final.has(m));
     }
-    if (s.logs.some((r) => r.t < horizon)) {
+    if (s.logs.some((r, i) => r.t < horizon && !keepLogs.has(i))) {
       s.logs = s.logs.filter((r, i) => r.t >= horizon || keepLogs.has(i));
       this.logIds = null;
+      this.logParts = null;
     }
     return ops;
   }
+}
+
+interface Memo {
+  parts: object[];
+  sig: string;
+}
+
+interface LogParts {
+  /** Indices in the kept logs of the trip and grid logs, in time order. */
+  trips: number[];
+  grids: number[];
+  tripParts: LogPart<DriveMember>[];
+  gridParts: LogPart<ChargeMember>[];
+}
+
+function logParts(logs: readonly LogRecord[]): LogParts {
+  const trips: number[] = [];
+  const grids: number[] = [];
+  logs.forEach((r, i) => (r.c === TRIP_LOG ? trips : grids).push(i));
+  const at = (i: number): LogRecord => logs[i] as LogRecord;
+  return {
+    trips,
+    grids,
+    tripParts: tripDrives(trips.map((i) => parseTripLog(at(i).t, at(i).d))),
+    gridParts: gridCharges(grids.map((i) => parseGridLog(at(i).t, at(i).d))),
+  };
 }
 
 function members<M>(parts: readonly LogPart<M>[]): M[] {

@@ -86,18 +86,22 @@ export function offsetAt(t: number, tz: string): number {
  */
 export function zonedToEpoch(w: WallTime, tz: string): number {
   const local = wallSeconds(w);
-  // the offsets in force a day either side cover every candidate (zones change at most once a day)
-  const offsets = [...new Set([offsetAt(local - 86400, tz), offsetAt(local, tz), offsetAt(local + 86400, tz)])];
+  // the offsets in force a day either side cover every candidate (zones change at most once a day);
+  // the same offset on both sides: no change near, one answer
+  const before = offsetAt(local - 86400, tz);
+  const after = offsetAt(local + 86400, tz);
+  if (before === after) return local - before;
+  const offsets = [...new Set([before, offsetAt(local, tz), after])];
   const hits = offsets.map((o) => local - o).filter((t) => offsetAt(t, tz) === local - t);
   if (hits.length > 0) return Math.min(...hits);
   // in a gap: the change lies between the candidate instants; find it to the second
   const candidates = offsets.map((o) => local - o).sort((a, b) => a - b);
   let lo = candidates[0]!;
   let hi = candidates[candidates.length - 1]!;
-  const before = offsetAt(lo, tz);
+  const first = offsetAt(lo, tz);
   while (hi - lo > 1) {
     const mid = Math.floor((lo + hi) / 2);
-    if (offsetAt(mid, tz) === before) lo = mid;
+    if (offsetAt(mid, tz) === first) lo = mid;
     else hi = mid;
   }
   return hi;

@@ -65,7 +65,7 @@ const CHARGE: Record<string, Schema> = {
 };
 
 const PLACE: Record<string, Schema> = {
-  name: { type: 'string', minLength: 1 },
+  name: { type: 'string', minLength: 1, maxLength: 100 },
   lat: { type: 'number', minimum: -90, maximum: 90 },
   lon: { type: 'number', minimum: -180, maximum: 180 },
   radius: { type: 'number', minimum: 10, maximum: 5000, description: 'Metres.' },
@@ -77,6 +77,7 @@ const PLACE: Record<string, Schema> = {
   timeOfUse: {
     type: 'array',
     description: 'Windows with their own price per kWh; a window whose `to` comes before its `from` spans midnight.',
+    maxItems: 24,
     items: ref('TariffWindow'),
   },
 };

@@ -7,7 +7,6 @@
  * The shapes come from src/core/drives/export.ts; the store keeps the sessions.
  */
 import { driveGpx, driveJson, drivesCsv, type DriveJson } from '../../core/drives/export.js';
-import type { PathPoint } from '../../core/drives/types.js';
 import type { StoredDrive } from '../../store/drives-store.js';
 import { ownVehicle, type ApiCall, type ApiRoute } from '../api-call.js';
 import { sendCsv } from '../records-csv.js';
@@ -16,16 +15,6 @@ import { notYours } from './session.js';
 import { badInput, capacityFor, idOf, LIST_SPAN, listFormat, MAX_LIST_SPAN, notFound, requestRange, safeFilename, sendOrdered } from './sessions-common.js';
 
 export const GPX_CONTENT_TYPE = 'application/gpx+xml';
-
-/** A drive's JSON without its route (a list's row). */
-function withoutPath(j: DriveJson): DriveJson {
-  const { path, ...rest } = j;
-  void path;
-  return rest;
-}
-
-/** A route's points in the documented key order. */
-const pathJson = (path: readonly PathPoint[]): PathPoint[] => path.map((p) => ({ t: p.t, lat: p.lat, lon: p.lon, speed: p.speed, soc: p.soc }));
 
 async function list(call: ApiCall, vehicleId: string) {
   const { ctx, params } = call;
@@ -36,7 +25,7 @@ async function list(call: ApiCall, vehicleId: string) {
   const [drives, places] = await Promise.all([ctx.store.drives.listDrives(vehicleId, range.from, range.to, false), ctx.store.drives.listPlaces(call.principal.ownerId)]);
   const capacity = await capacityFor(ctx.store, vehicleId, drives);
   const now = ctx.hub.seconds();
-  const rows = drives.map((d) => withoutPath(driveJson(d, places, capacity, now)));
+  const rows = drives.map((d) => driveJson(d, places, capacity, now));
   if (format === 'csv') return sendCsv(call.reply, safeFilename(`drives-${vehicleId}-${range.from}-${range.to}`) + '.csv', drivesCsv(rows));
   return sendOrdered(call.reply, 200, rows);
 }
@@ -49,7 +38,7 @@ async function oneDrive(call: ApiCall, vehicleId: string, id: number | null): Pr
   if (!d) return undefined;
   const places = await ctx.store.drives.listPlaces(call.principal.ownerId);
   const capacity = await capacityFor(ctx.store, vehicleId, [d]);
-  return { ...withoutPath(driveJson(d, places, capacity, ctx.hub.seconds())), path: pathJson(d.path) };
+  return driveJson(d, places, capacity, ctx.hub.seconds(), true);
 }
 
 export const drives: ApiRoute = {

@@ -156,7 +156,7 @@ export const DRIVES_DOCS = {
     ),
     forbidden: NOT_YOURS,
     responses: {
-      '200': json('One row per period that starts within `from`–`to` (empty ones too), oldest first.', arrayOf('StatsRow')),
+      '200': json('One row per period, from the one holding `from` to the one holding `to` (empty ones too), oldest first.', arrayOf('StatsRow')),
       '400': err('A bad `period`, `tz`, `from` or `to`, `from` after `to`, or too long a span (the message names the field).', ['VTS_ERR_INVALID_INPUT']),
     },
   }),

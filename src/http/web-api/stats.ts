@@ -1,6 +1,6 @@
 /**
  * `GET /api/stats/<VEHICLEID>?period=day|week|month|year&from=&to=&tz=` (docs/web-api.md "Stats"):
- * one row per period that starts within `from`–`to` in the time zone `tz` (IANA, default UTC),
+ * one row per period from the one holding `from` through `to`, in the time zone `tz` (IANA, default UTC),
  * from src/core/drives/stats.ts. Default periods: 30 days of days, 26 weeks, a year of months,
  * 5 years of years. The efficiency of drives without their energy uses the battery's estimated
  * capacity (battery.ts).

@@ -16,6 +16,7 @@ import type { Place, PlaceInput, Session, SessionKind, SessionOp } from '../../c
 import { VtsError } from '../../errors.js';
 import type { DrivesStore, StoredCharge, StoredDrive, StoredSession, TrackerCheckpoint } from '../drives-store.js';
 import {
+  listRange,
   listSql,
   oneSql,
   placeBody,
@@ -150,8 +151,13 @@ export class PgDrivesStore implements DrivesStore {
     });
   }
 
-  private list(vehicleId: string, kind: SessionKind, from: number, to: number, detailed: boolean): Promise<SessionRow[]> {
-    return this.db.read<SessionRow>(listSql(P, detailed), [vehicleId.toUpperCase(), kind, from, to]);
+  private async list(vehicleId: string, kind: SessionKind, from: number, to: number, detailed: boolean): Promise<SessionRow[]> {
+    const range = listRange(from, to);
+    if (!range) {
+      this.db.open();
+      return [];
+    }
+    return this.db.read<SessionRow>(listSql(P, detailed), [vehicleId.toUpperCase(), kind, ...range]);
   }
 
   async listDrives(vehicleId: string, from: number, to: number, withPath = false): Promise<StoredDrive[]> {

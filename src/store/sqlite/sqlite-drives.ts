@@ -14,6 +14,7 @@ import type { Place, PlaceInput, Session, SessionKind, SessionOp } from '../../c
 import { VtsError } from '../../errors.js';
 import type { DrivesStore, StoredCharge, StoredDrive, StoredSession, TrackerCheckpoint } from '../drives-store.js';
 import {
+  listRange,
   listSql,
   oneSql,
   placeBody,
@@ -149,7 +150,8 @@ export class SqliteDrivesStore implements DrivesStore {
 
   private list(vid: string, kind: SessionKind, from: number, to: number, detailed: boolean): SessionRow[] {
     this.open();
-    return (detailed ? this.s.listDetailed : this.s.list).all(vid.toUpperCase(), kind, from, to);
+    const range = listRange(from, to);
+    return range ? (detailed ? this.s.listDetailed : this.s.list).all(vid.toUpperCase(), kind, ...range) : [];
   }
 
   async listDrives(vehicleId: string, from: number, to: number, withPath = false): Promise<StoredDrive[]> {

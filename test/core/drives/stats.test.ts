@@ -1,6 +1,7 @@
 /** Statistics (src/core/drives/stats.ts): periods in a time zone (DST days too), sums, empty periods. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { periodStart, periodStarts, statsReport } from '../../../src/core/drives/stats.js';
 import { charge, drive, utc } from './make.js';
 
@@ -138,4 +139,28 @@ test('vampire drain: the mean per-day loss of the parked gaps that start in the 
   assert.deepEqual(rows.map((r) => r.vampireDrain), [2, 4, 3]);
   const month = statsReport(drives, [], 'month', 'UTC', d, d, null);
   assert.equal(month[0]!.vampireDrain, 3);
+});
+
+test('property: the days and the months of a year hold the same drives and distance as the year', () => {
+  const y0 = utc(2024, 1, 1);
+  const y1 = utc(2025, 1, 1);
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(fc.integer({ min: y0 - 86400, max: y1 + 86400 }), fc.integer({ min: 0, max: 500 })), { maxLength: 30 }),
+      fc.constantFrom('UTC', BERLIN, 'America/New_York'),
+      (list, tz) => {
+        const drives = list.map(([start, km]) => drive({ start, end: start + 600, distance: km / 10 }));
+        const year = periodStart(utc(2024, 7, 1), 'year', tz);
+        const yearEnd = periodStart(utc(2025, 7, 1), 'year', tz);
+        const total = (period: 'day' | 'month' | 'year') => statsReport(drives, [], period, tz, year, yearEnd - 1, null);
+        const inYear = drives.filter((d) => d.start >= year && d.start < yearEnd);
+        const sum = (rows: { drives: number; distance: number }[]) => [rows.reduce((a, r) => a + r.drives, 0), Math.round(rows.reduce((a, r) => a + r.distance, 0) * 10)];
+        const expected = [inYear.length, Math.round(inYear.reduce((a, d) => a + d.distance!, 0) * 10)];
+        assert.deepEqual(sum(total('year')), expected);
+        assert.deepEqual(sum(total('month')), expected);
+        assert.deepEqual(sum(total('day')), expected);
+      },
+    ),
+    { numRuns: 30 },
+  );
 });
