@@ -73,7 +73,8 @@ export interface HistoryBody {
   to: number;
   units: string | null;
   series: HistorySeries;
-  trips: Trip[];
+  /** still sent by the server; the dashboard shows the drives (Drives tab) instead */
+  trips?: Trip[];
 }
 
 export type CommandType = 'shell' | 'js' | 'mp';

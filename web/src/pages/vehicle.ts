@@ -1,8 +1,9 @@
 /**
  * One vehicle: a header with its name (the owner's name for it, else its id), one state (the
  * car online with its link, offline, or the live updates (re)connecting) and the tabs Live, Drives,
- * Charges, Battery, Stats, History, Console and Notifications (what was pushed, and how each delivery went). The page first makes sure the
- * vehicle is one of the user's (`GET /api/overview`): an unknown vehicle, or another owner's, shows
+ * Charges, Battery, Stats, History, Console and Notifications (what was pushed, and how each
+ * delivery went); a drive or a charge opens in its tab. The page first makes sure the vehicle is
+ * one of the user's (`GET /api/overview`): an unknown vehicle, or another owner's, shows
  * "not found" and calls nothing more (no stream, no 403s polled). Then the live stream is opened
  * for the whole page (it feeds the badge, the Live tab, the Console's buttons and the
  * Notifications tab's refresh); each tab is built the first time it is shown and kept while the
