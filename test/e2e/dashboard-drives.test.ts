@@ -18,7 +18,7 @@ import { hashPassword } from '../../src/auth/password.js';
 import { openStore } from '../../src/store/open.js';
 import { chromium, needs, requireServices } from '../support/services.js';
 import { CHARGER, HOME, scriptedDay } from './drives-fixtures.js';
-import { ARTIFACTS, DESKTOP, launchBrowser, PHONE, serve, signIn, stopServer, WEB_BUILD } from './helpers.js';
+import { ARTIFACTS, DESKTOP, launchBrowser, PHONE, serve, signIn, stopServer, until, WEB_BUILD } from './helpers.js';
 
 const SHOTS = process.env.VTS_E2E_SHOTS ?? ARTIFACTS;
 const SKIP = await needs(chromium);
@@ -30,7 +30,7 @@ async function shot(page: Page, name: string): Promise<void> {
 
 /** Nothing is wider than the screen (the tables became cards, the forms wrap), once the charts have followed the resize. */
 async function fitsWidth(page: Page, what: string): Promise<void> {
-  await page.waitForFunction('document.documentElement.scrollWidth <= window.innerWidth + 1', undefined, { timeout: 5_000 }).catch(() => undefined);
+  await until(async () => ((await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth + 1')) ? true : undefined), 'the page to fit', 5_000).catch(() => undefined);
   const { scroll, inner, widest } = (await page.evaluate(`({
     scroll: document.documentElement.scrollWidth,
     inner: window.innerWidth,
@@ -68,6 +68,7 @@ test('dashboard: drives, charges, battery, stats and places at 1366 and 390 px',
   const store = await openStore(dataDir);
   const owner = await store.addOwner('demo', await hashPassword('demopass', { N: 1024, r: 8, p: 1 }), '*');
   await store.addVehicle({ id: 'DEMO1', ownerId: owner.id, name: 'Demo car', carPassword: 'NETPASS' });
+  await store.addVehicle({ id: 'EMPTY1', ownerId: owner.id, name: 'New car', carPassword: 'NETPASS' });
   const home = await store.drives.addPlace(owner.id, HOME);
   const charger = await store.drives.addPlace(owner.id, CHARGER);
   await store.drives.replaceSessions('DEMO1', scriptedDay(now, home.id, charger.id), 'null');
@@ -201,6 +202,16 @@ test('dashboard: drives, charges, battery, stats and places at 1366 and 390 px',
   await placeRows.filter({ hasText: 'Work' }).getByTestId('place-delete').click();
   await placeRows.filter({ hasText: 'Work' }).waitFor({ state: 'detached', timeout: 15_000 });
   assert.equal(await placeRows.count(), 2);
+
+  // --- a car with nothing yet: empty states that say how data comes ---
+  await page.goto(`${base}/#/vehicle/EMPTY1/drives`);
+  await page.getByTestId('drives-empty').waitFor({ timeout: 15_000 });
+  assert.match((await page.getByTestId('drives-empty').textContent()) ?? '', /ignition goes on and off.*vts module --simulate day/);
+  await page.getByTestId('tab-charges').click();
+  await page.getByTestId('charges-empty').waitFor({ timeout: 15_000 });
+  await page.getByTestId('tab-battery').click();
+  await page.getByTestId('battery-empty').waitFor({ timeout: 15_000 });
+  await bothWidths(page, 'empty-battery');
 
   assert.deepEqual(errors, [], 'no script errors on the page');
 });
