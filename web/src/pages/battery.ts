@@ -33,7 +33,9 @@ export function batteryPanel(ctx: VehicleContext): Panel {
     'The capacity is estimated from each charge that adds 10 SOC points or more, and the drain from the SOC lost while parked between drives and charges.',
   );
   empty.hidden = true;
-  const el = h('div', { class: 'panel battery' }, status, errorBox, empty, figures, h('div', { class: 'charts' }, capacity.figure, soh.figure), h('div', { class: 'card' }, h('h2', {}, 'Vampire drain: SOC lost while parked'), drain));
+  // all of it hidden while there is nothing to show but the empty state
+  const content = h('div', {}, figures, h('div', { class: 'charts' }, capacity.figure, soh.figure), h('div', { class: 'card' }, h('h2', {}, 'Vampire drain: SOC lost while parked'), drain));
+  const el = h('div', { class: 'panel battery' }, status, errorBox, empty, content);
   let alive = true;
   let loaded = false;
 
@@ -68,9 +70,10 @@ export function batteryPanel(ctx: VehicleContext): Panel {
               h('td', { 'data-label': 'Per day', class: 'num' }, fmt(d.perDay, '%', 2)),
             ),
           )
-        : [h('tr', {}, h('td', { colspan: 4, class: 'muted' }, 'No parked stretch long enough to measure yet.'))]),
+        : [h('tr', {}, h('td', { colspan: 4, class: 'muted empty-cell' }, 'No parked stretch long enough to measure yet.'))]),
     );
     empty.hidden = !(samples.length === 0 && sohs.length === 0 && drains.length === 0 && c.estimate === null);
+    content.hidden = !empty.hidden;
     setText(status, `${samples.length} capacity estimate${samples.length === 1 ? '' : 's'} · ${sohs.length} SOH value${sohs.length === 1 ? '' : 's'}`);
   }
 
