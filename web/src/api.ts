@@ -4,7 +4,12 @@
  * errors as ApiError with a message fit for the page.
  */
 import type {
+  BatteryReport,
+  Charge,
+  ChargeDetail,
   CommandResult,
+  Drive,
+  DriveDetail,
   CommandType,
   HistoricalRow,
   HistoryBody,
@@ -12,8 +17,12 @@ import type {
   NotificationEntry,
   NotifyTargetRow,
   OverviewRow,
+  Place,
+  PlaceInput,
   PushSubscriptionRow,
   SessionInfo,
+  StatsPeriod,
+  StatsRow,
   TargetKind,
   TokenRow,
   V2Body,
@@ -223,6 +232,43 @@ export const liveUrl = (id: string): string => `/api/live/${enc(id)}`;
 
 export function command(id: string, text: string, type: CommandType): Promise<CommandResult> {
   return call(`/api/command/${enc(id)}`, { method: 'POST', json: { command: text, type } });
+}
+
+// --- drives, charges, battery, stats, places (docs/web-api.md "Drives and charges") ---
+
+const span = (from: number, to: number) => `from=${Math.floor(from)}&to=${Math.ceil(to)}`;
+
+export function drives(id: string, from: number, to: number): Promise<Drive[]> {
+  return call(`/api/drives/${enc(id)}?${span(from, to)}`);
+}
+
+export const drive = (id: string, driveId: number): Promise<DriveDetail> => call(`/api/drives/${enc(id)}/${driveId}`);
+
+/** The links the page offers for download (the session cookie authenticates them). */
+export const drivesCsvUrl = (id: string, from: number, to: number): string => `/api/drives/${enc(id)}?${span(from, to)}&format=csv`;
+export const driveGpxUrl = (id: string, driveId: number): string => `/api/drives/${enc(id)}/${driveId}/gpx`;
+export const chargesCsvUrl = (id: string, from: number, to: number): string => `/api/charges/${enc(id)}?${span(from, to)}&format=csv`;
+
+export function charges(id: string, from: number, to: number): Promise<Charge[]> {
+  return call(`/api/charges/${enc(id)}?${span(from, to)}`);
+}
+
+export const chargeDetail = (id: string, chargeId: number): Promise<ChargeDetail> => call(`/api/charges/${enc(id)}/${chargeId}`);
+
+export const battery = (id: string): Promise<BatteryReport> => call(`/api/battery/${enc(id)}`);
+
+export function stats(id: string, period: StatsPeriod, from: number, to: number, tz: string): Promise<StatsRow[]> {
+  return call(`/api/stats/${enc(id)}?period=${period}&${span(from, to)}&tz=${enc(tz)}`);
+}
+
+export const places = (): Promise<Place[]> => call('/api/places');
+
+export function savePlace(place: PlaceInput, id?: number): Promise<Place> {
+  return id === undefined ? call('/api/places', { method: 'POST', json: place }) : call(`/api/places/${id}`, { method: 'PUT', json: place });
+}
+
+export async function removePlace(id: number): Promise<void> {
+  await call<unknown>(`/api/places/${id}`, { method: 'DELETE' });
 }
 
 // --- account ---

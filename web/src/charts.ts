@@ -1,7 +1,12 @@
-/** Line charts of time series (Chart.js, only the parts used: linear axes, lines, decimation). */
+/**
+ * Charts (Chart.js, only the parts used): line charts of time series, broken where the data has
+ * gaps (gaps.ts), and bar charts of per-period figures.
+ */
 import {
+  BarController,
+  BarElement,
+  CategoryScale,
   Chart,
-  Decimation,
   Legend,
   LineController,
   LineElement,
@@ -11,10 +16,11 @@ import {
   type ChartDataset,
 } from 'chart.js';
 import { toFont } from 'chart.js/helpers';
+import { withBreaks, type XY } from './gaps';
 import { tickLabel, ticksThatFit, timeTicks } from './time-axis';
 import type { Point } from './types';
 
-Chart.register(LineController, LineElement, PointElement, LinearScale, Legend, Tooltip, Decimation);
+Chart.register(LineController, LineElement, PointElement, LinearScale, Legend, Tooltip, BarController, BarElement, CategoryScale);
 
 export interface SeriesSpec {
   label: string;
@@ -22,6 +28,10 @@ export interface SeriesSpec {
   color: string;
   /** the right-hand axis */
   right?: boolean;
+  /** sparse values (one per charge…): dots joined by a line, never broken at gaps */
+  dots?: boolean;
+  /** seconds between two values that are never a gap (default gaps.ts MAX_GAP, 30 min) */
+  maxGap?: number;
 }
 
 export interface ChartSpec {
@@ -31,8 +41,6 @@ export interface ChartSpec {
   right?: string;
   series: SeriesSpec[];
 }
-
-type XY = { x: number; y: number };
 
 /** Pixels kept free between two tick labels of the time axis. */
 const LABEL_GAP = 24;
@@ -57,19 +65,30 @@ export function lineChart(canvas: HTMLCanvasElement, spec: ChartSpec): Chart<'li
   // the time axis (epoch seconds), for the end-to-end test
   canvas.dataset.from = String(spec.from);
   canvas.dataset.to = String(spec.to);
+  let breaks = 0;
   const datasets: ChartDataset<'line', XY[]>[] = spec.series
     .filter((s) => (s.points?.length ?? 0) > 0)
-    .map((s) => ({
-      label: s.label,
-      data: (s.points ?? []).map(([t, v]) => ({ x: t * 1000, y: v })),
-      borderColor: s.color,
-      backgroundColor: s.color,
-      borderWidth: 2,
-      pointRadius: 0,
-      pointHitRadius: 6,
-      tension: 0,
-      yAxisID: s.right ? 'y2' : 'y',
-    }));
+    .map((s) => {
+      const { data, alone } = s.dots
+        ? { data: [...(s.points ?? [])].sort((a, b) => a[0] - b[0]).map(([t, v]) => ({ x: t * 1000, y: v })), alone: null }
+        : withBreaks(s.points ?? [], s.maxGap);
+      breaks += data.filter((p) => p.y === null).length;
+      return {
+        label: s.label,
+        data,
+        borderColor: s.color,
+        backgroundColor: s.color,
+        borderWidth: 2,
+        // a value alone between two gaps is a dot, not nothing
+        pointRadius: (c: { dataIndex: number }) => (alone === null ? 3 : alone.has(c.dataIndex) ? 2.5 : 0),
+        pointHitRadius: 6,
+        tension: 0,
+        spanGaps: false,
+        yAxisID: s.right ? 'y2' : 'y',
+      };
+    });
+  // how many times the lines break (for the end-to-end test)
+  canvas.dataset.breaks = String(breaks);
   const axis = (title: string, position: 'left' | 'right') =>
     ({
       type: 'linear',
@@ -118,7 +137,6 @@ export function lineChart(canvas: HTMLCanvasElement, spec: ChartSpec): Chart<'li
         ...(spec.right && datasets.some((d) => d.yAxisID === 'y2') ? { y2: axis(spec.right, 'right') } : {}),
       },
       plugins: {
-        decimation: { enabled: true, algorithm: 'lttb', samples: 400 },
         legend: { position: 'bottom' },
         tooltip: {
           callbacks: {
@@ -126,6 +144,36 @@ export function lineChart(canvas: HTMLCanvasElement, spec: ChartSpec): Chart<'li
           },
         },
       },
+    },
+  });
+}
+
+export interface BarSpec {
+  /** one label per bar group (e.g. the month) */
+  labels: string[];
+  /** the value axis' title */
+  axis: string;
+  series: { label: string; values: (number | null)[]; color: string }[];
+}
+
+/** A bar chart of per-period figures; destroy() the result before drawing another on it. */
+export function barChart(canvas: HTMLCanvasElement, spec: BarSpec): Chart<'bar', (number | null)[]> {
+  canvas.dataset.bars = String(spec.labels.length);
+  return new Chart<'bar', (number | null)[]>(canvas, {
+    type: 'bar',
+    data: {
+      labels: spec.labels,
+      datasets: spec.series.map((s) => ({ label: s.label, data: s.values, backgroundColor: s.color, borderRadius: 3, maxBarThickness: 42 })),
+    },
+    options: {
+      animation: false,
+      responsive: true,
+      maintainAspectRatio: false,
+      scales: {
+        x: { type: 'category', ticks: { maxRotation: 0, autoSkip: true } },
+        y: { type: 'linear', beginAtZero: true, title: { display: true, text: spec.axis } },
+      },
+      plugins: { legend: { display: spec.series.length > 1, position: 'bottom' } },
     },
   });
 }

@@ -5,6 +5,7 @@ import { h, on, replace, setText } from './dom';
 import { accountPage } from './pages/account';
 import { loginPage } from './pages/login';
 import { notFoundPage } from './pages/not-found';
+import { placesPage } from './pages/places';
 import { vehiclePage } from './pages/vehicle';
 import { vehiclesPage } from './pages/vehicles';
 import { currentRoute, go, href, type Page, type Route } from './router';
@@ -19,6 +20,7 @@ const root = document.getElementById('app');
 if (!root) throw new Error('#app missing');
 
 const navVehicles = h('a', { href: href({ name: 'vehicles' }), 'data-testid': 'nav-vehicles' }, 'Vehicles');
+const navPlaces = h('a', { href: href({ name: 'places' }), 'data-testid': 'nav-places' }, 'Places');
 const navAccount = h('a', { href: href({ name: 'account' }), 'data-testid': 'nav-account' }, 'Account');
 const userName = h('span', { class: 'user', title: 'Signed in as' });
 const signOutButton = on(h('button', { type: 'button', class: 'secondary', 'data-testid': 'signout' }, 'Sign out'), {
@@ -28,7 +30,7 @@ const header = h(
   'header',
   { class: 'topbar' },
   h('a', { class: 'brand', href: '#/' }, 'vts'),
-  h('nav', { 'aria-label': 'Main' }, navVehicles, navAccount),
+  h('nav', { 'aria-label': 'Main' }, navVehicles, navPlaces, navAccount),
   h('div', { class: 'who' }, userName, signOutButton),
 );
 const main = h('main', { id: 'main', tabindex: '-1' });
@@ -58,7 +60,9 @@ function mount(route: Route): Page {
     case 'vehicles':
       return vehiclesPage();
     case 'vehicle':
-      return vehiclePage(route.id, route.tab);
+      return vehiclePage(route.id, route.tab, route.item);
+    case 'places':
+      return placesPage();
     case 'account':
       return accountPage();
     case 'notfound':
@@ -71,8 +75,15 @@ function updateHeader(route: Route): void {
   if (user) lastUser = user;
   header.hidden = user === null;
   setText(userName, user ?? '');
-  const active = route.name === 'vehicles' || route.name === 'vehicle' ? navVehicles : route.name === 'account' ? navAccount : null;
-  for (const a of [navVehicles, navAccount]) {
+  const active =
+    route.name === 'vehicles' || route.name === 'vehicle'
+      ? navVehicles
+      : route.name === 'places'
+        ? navPlaces
+        : route.name === 'account'
+          ? navAccount
+          : null;
+  for (const a of [navVehicles, navPlaces, navAccount]) {
     if (a === active) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }

@@ -1,14 +1,21 @@
 /**
  * Hash routing (the server needs no fallback route): `#/login`, `#/` (vehicles),
- * `#/vehicle/<ID>[/history|/console|/notifications]`, `#/account`.
+ * `#/vehicle/<ID>[/<tab>]`, a drive or a charge as `#/vehicle/<ID>/drives/<n>` and
+ * `#/vehicle/<ID>/charges/<n>`, `#/places`, `#/account`.
  */
 
-export type VehicleTab = 'live' | 'history' | 'console' | 'notifications';
+export type VehicleTab = 'live' | 'history' | 'drives' | 'charges' | 'battery' | 'stats' | 'console' | 'notifications';
+
+const TABS: readonly string[] = ['live', 'history', 'drives', 'charges', 'battery', 'stats', 'console', 'notifications'];
+/** The tabs whose rows open a page of their own. */
+const ITEM_TABS: readonly string[] = ['drives', 'charges'];
 
 export type Route =
   | { name: 'login' }
   | { name: 'vehicles' }
-  | { name: 'vehicle'; id: string; tab: VehicleTab }
+  /** `item`: a drive's or charge's id on the tab of that name */
+  | { name: 'vehicle'; id: string; tab: VehicleTab; item?: number }
+  | { name: 'places' }
   | { name: 'account' }
   | { name: 'notfound'; path: string };
 
@@ -30,12 +37,16 @@ export function parseRoute(hash: string): Route {
   } catch {
     return { name: 'notfound', path };
   }
-  const [first, second, third] = segs;
+  const [first, second, third, fourth] = segs;
   if (segs.length === 1 && first === 'login') return { name: 'login' };
   if (segs.length === 1 && first === 'account') return { name: 'account' };
+  if (segs.length === 1 && first === 'places') return { name: 'places' };
   if (first === 'vehicle' && second && segs.length <= 3) {
-    if (third === undefined || third === 'live') return { name: 'vehicle', id: second, tab: 'live' };
-    if (third === 'history' || third === 'console' || third === 'notifications') return { name: 'vehicle', id: second, tab: third };
+    if (third === undefined) return { name: 'vehicle', id: second, tab: 'live' };
+    if (TABS.includes(third)) return { name: 'vehicle', id: second, tab: third as VehicleTab };
+  }
+  if (first === 'vehicle' && second && third && ITEM_TABS.includes(third) && fourth && /^[1-9]\d{0,14}$/.test(fourth) && segs.length === 4) {
+    return { name: 'vehicle', id: second, tab: third as VehicleTab, item: Number(fourth) };
   }
   return { name: 'notfound', path };
 }
@@ -48,8 +59,10 @@ export function href(route: Route): string {
       return '#/';
     case 'account':
       return '#/account';
+    case 'places':
+      return '#/places';
     case 'vehicle':
-      return `#/vehicle/${encodeURIComponent(route.id)}${route.tab === 'live' ? '' : `/${route.tab}`}`;
+      return `#/vehicle/${encodeURIComponent(route.id)}${route.tab === 'live' ? '' : `/${route.tab}`}${route.item === undefined ? '' : `/${route.item}`}`;
     case 'notfound':
       return `#${route.path}`;
   }

@@ -1,54 +1,28 @@
 /**
- * Vehicle / History: charts of SOC and ranges, power and temperatures over a chosen period, and
- * the trips, from `GET /api/history/<id>?from=&to=`. A period "Last …" is what is fetched; the
- * charts' time axis spans the values found in it (time-axis.ts fitSpan), so that a car that
- * reported for an hour fills the chart instead of a sliver at its right edge. A custom period is
- * shown as chosen.
+ * Vehicle / History: charts of SOC and ranges, power and temperatures over a chosen period, from
+ * `GET /api/history/<id>?from=&to=` (the drives are on the Drives tab). A period "Last …" is what
+ * is fetched; the charts' time axis spans the values found in it (time-axis.ts fitSpan), so that a
+ * car that reported for an hour fills the chart instead of a sliver at its right edge. A custom
+ * period is shown as chosen. The periods offered end at 30 days: the raw history the server keeps
+ * by default. The lines break where the car sent nothing (gaps.ts).
  */
-import type { Chart } from 'chart.js';
 import { ApiError, history } from '../api';
-import { hasData, lineChart, type ChartSpec } from '../charts';
-import { field, h, on, replace, setText } from '../dom';
-import { DASH, dateTimeText, distanceUnit, durationText, fmt, localInputValue } from '../format';
+import { field, h, on, setText } from '../dom';
+import { dateTimeText, distanceUnit, localInputValue } from '../format';
 import { extent, fitSpan } from '../time-axis';
-import type { HistoryBody, Trip } from '../types';
+import type { HistoryBody } from '../types';
+import { chartBox, drawLine as draw } from './session-parts';
 import type { Panel, VehicleContext } from './vehicle';
+
+/** The raw history the server keeps by default (days): the longest period offered. */
+export const KEPT_DAYS = 30;
 
 const PERIODS: { value: string; label: string; seconds: number }[] = [
   { value: '6h', label: 'Last 6 hours', seconds: 6 * 3600 },
   { value: '24h', label: 'Last 24 hours', seconds: 24 * 3600 },
   { value: '7d', label: 'Last 7 days', seconds: 7 * 86400 },
+  { value: '30d', label: 'Last 30 days', seconds: KEPT_DAYS * 86400 },
 ];
-
-interface ChartBox {
-  figure: HTMLElement;
-  area: HTMLElement;
-  canvas: HTMLCanvasElement;
-  empty: HTMLElement;
-  chart: Chart | null;
-}
-
-function chartBox(testid: string, title: string): ChartBox {
-  const canvas = h('canvas', { role: 'img', 'aria-label': title });
-  const empty = h('p', { class: 'muted empty-chart', hidden: true }, 'No data in this period.');
-  const area = h('div', { class: 'chart-area' }, canvas);
-  const figure = h('figure', { class: 'card chart', 'data-testid': testid }, h('figcaption', {}, title), area, empty);
-  return { figure, area, canvas, empty, chart: null };
-}
-
-function tripRow(t: Trip, unit: string): HTMLTableRowElement {
-  const soc = t.socStart === null && t.socEnd === null ? DASH : `${fmt(t.socStart, '%')} → ${fmt(t.socEnd, '%')}`;
-  return h(
-    'tr',
-    { class: 'trip', 'data-testid': 'trip', 'data-distance': t.distance ?? '' },
-    h('td', { 'data-label': 'Start' }, dateTimeText(t.start)),
-    h('td', { 'data-label': 'End' }, dateTimeText(t.end)),
-    h('td', { 'data-label': 'Duration' }, durationText(t.end - t.start)),
-    // the server never sends a negative distance (docs/web-api.md "Trips"); an older one might
-    h('td', { 'data-label': 'Distance', class: 'num' }, t.distance !== null && t.distance >= 0 ? fmt(t.distance, unit) : DASH),
-    h('td', { 'data-label': 'SOC' }, soc),
-  );
-}
 
 export function historyPanel(ctx: VehicleContext): Panel {
   const period = h(
@@ -71,18 +45,6 @@ export function historyPanel(ctx: VehicleContext): Panel {
   const tempChart = chartBox('chart-temps', 'Temperatures (°C)');
   const boxes = [socChart, powerChart, tempChart];
 
-  const tripsBody = h('tbody', {});
-  const trips = h(
-    'table',
-    { class: 'trips responsive', 'data-testid': 'trips' },
-    h('caption', {}, 'Trips'),
-    h(
-      'thead',
-      {},
-      h('tr', {}, ...['Start', 'End', 'Duration', 'Distance', 'SOC'].map((c) => h('th', { scope: 'col' }, c))),
-    ),
-    tripsBody,
-  );
 
   const el = h(
     'div',
@@ -91,7 +53,6 @@ export function historyPanel(ctx: VehicleContext): Panel {
     statusLine,
     errorBox,
     h('div', { class: 'charts' }, ...boxes.map((b) => b.figure)),
-    h('div', { class: 'card' }, trips),
   );
 
   let alive = true;
@@ -107,23 +68,15 @@ export function historyPanel(ctx: VehicleContext): Panel {
     const to = toInput.value ? Date.parse(toInput.value) : Date.now();
     if (Number.isNaN(from)) return 'Choose the start of the period.';
     if (Number.isNaN(to) || to <= from) return 'The end of the period must come after its start.';
+    if (from < Date.now() - KEPT_DAYS * 86400_000) return `The server keeps the last ${KEPT_DAYS} days of history: choose a start within them.`;
     return { from: Math.floor(from / 1000), to: Math.floor(to / 1000), fit: null };
   }
 
-  function draw(box: ChartBox, spec: ChartSpec): void {
-    box.chart?.destroy();
-    box.chart = null;
-    const any = hasData(spec);
-    box.empty.hidden = any;
-    box.area.hidden = !any;
-    if (any) box.chart = lineChart(box.canvas, spec);
-  }
 
   function show(body: HistoryBody, fit: string | null): void {
     const s = body.series ?? {};
-    const list = body.trips ?? [];
     const unit = distanceUnit(body.units);
-    const { first, last } = extent([...Object.values(s), list.map((t) => [t.start]), list.map((t) => [t.end])]);
+    const { first, last } = extent(Object.values(s));
     const span = fit === null ? { from: body.from, to: body.to } : fitSpan({ from: body.from, to: body.to }, first, last);
     draw(socChart, {
       ...span,
@@ -147,20 +100,13 @@ export function historyPanel(ctx: VehicleContext): Panel {
         { label: 'Cabin', points: s.tempCabin, color: '#f59f00' },
       ],
     });
-    replace(
-      tripsBody,
-      ...(list.length
-        ? list.map((t) => tripRow(t, unit))
-        : [h('tr', {}, h('td', { colspan: 5, class: 'muted' }, 'No trips in this period.'))]),
-    );
     const points = Object.values(s).reduce((n, p) => n + (p?.length ?? 0), 0);
-    const trips = `${list.length} trip${list.length === 1 ? '' : 's'}`;
     const values = `${points} value${points === 1 ? '' : 's'}`;
     setText(
       statusLine,
       fit !== null && first !== null && last !== null
-        ? `${fit}: ${values} from ${dateTimeText(first)} to ${dateTimeText(last)} · ${trips}`
-        : `${dateTimeText(body.from)} – ${dateTimeText(body.to)} · ${values} · ${trips}`,
+        ? `${fit}: ${values} from ${dateTimeText(first)} to ${dateTimeText(last)}`
+        : `${dateTimeText(body.from)} – ${dateTimeText(body.to)} · ${values}`,
     );
   }
 
@@ -198,6 +144,7 @@ export function historyPanel(ctx: VehicleContext): Panel {
         const now = Date.now() / 1000;
         if (!fromInput.value) fromInput.value = localInputValue(now - 86400);
         if (!toInput.value) toInput.value = localInputValue(now);
+        fromInput.min = localInputValue(now - KEPT_DAYS * 86400);
         fromInput.focus();
       } else {
         void load();

@@ -1,8 +1,9 @@
 /**
  * One vehicle: a header with its name (the owner's name for it, else its id), one state (the
- * car online with its link, offline, or the live updates (re)connecting) and the tabs Live, History, Console and
- * Notifications (what was pushed, and how each delivery went). The page first makes sure the
- * vehicle is one of the user's (`GET /api/overview`): an unknown vehicle, or another owner's, shows
+ * car online with its link, offline, or the live updates (re)connecting) and the tabs Live, Drives,
+ * Charges, Battery, Stats, History, Console and Notifications (what was pushed, and how each
+ * delivery went); a drive or a charge opens in its tab. The page first makes sure the vehicle is
+ * one of the user's (`GET /api/overview`): an unknown vehicle, or another owner's, shows
  * "not found" and calls nothing more (no stream, no 403s polled). Then the live stream is opened
  * for the whole page (it feeds the badge, the Live tab, the Console's buttons and the
  * Notifications tab's refresh); each tab is built the first time it is shown and kept while the
@@ -14,16 +15,20 @@ import { epochOf, linkLabel, linkTitle } from '../format';
 import { LiveStream, type StreamState } from '../live-stream';
 import { href, type Page, type Route, type VehicleTab } from '../router';
 import type { LiveLink, OverviewRow } from '../types';
+import { batteryPanel } from './battery';
+import { chargesPanel } from './charges';
 import { consolePanel } from './console';
+import { drivesPanel } from './drives';
 import { historyPanel } from './history';
 import { livePanel } from './live';
 import { notificationsPanel } from './notifications';
+import { statsPanel } from './stats';
 
 /** A tab's content. */
 export interface Panel {
   el: HTMLElement;
-  /** called each time the tab becomes visible */
-  shown?(): void;
+  /** called each time the tab becomes visible; `item`: the drive or charge the route names */
+  shown?(item?: number): void;
   destroy?(): void;
 }
 
@@ -45,6 +50,10 @@ export interface VehicleContext {
 
 const TABS: { tab: VehicleTab; label: string }[] = [
   { tab: 'live', label: 'Live' },
+  { tab: 'drives', label: 'Drives' },
+  { tab: 'charges', label: 'Charges' },
+  { tab: 'battery', label: 'Battery' },
+  { tab: 'stats', label: 'Stats' },
   { tab: 'history', label: 'History' },
   { tab: 'console', label: 'Console' },
   { tab: 'notifications', label: 'Notifications' },
@@ -53,6 +62,10 @@ const TABS: { tab: VehicleTab; label: string }[] = [
 const PANELS: Record<VehicleTab, (ctx: VehicleContext) => Panel> = {
   live: livePanel,
   history: historyPanel,
+  drives: drivesPanel,
+  charges: chargesPanel,
+  battery: batteryPanel,
+  stats: statsPanel,
   console: consolePanel,
   notifications: notificationsPanel,
 };
@@ -82,7 +95,7 @@ async function lookUp(id: string): Promise<Lookup> {
   }
 }
 
-export function vehiclePage(routeId: string, initialTab: VehicleTab): Page {
+export function vehiclePage(routeId: string, initialTab: VehicleTab, initialItem?: number): Page {
   const stream = new LiveStream(routeId);
   let ended = false;
   let checking = false;
@@ -109,7 +122,9 @@ export function vehiclePage(routeId: string, initialTab: VehicleTab): Page {
   const ctx: VehicleContext = { id: routeId, stream, link: null, lastRecord: null, refused: () => void recheck() };
   const panels = new Map<VehicleTab, Panel>();
   let wanted: VehicleTab = initialTab;
+  let wantedItem: number | undefined = initialItem;
   let current: VehicleTab | null = null;
+  let currentItem: number | undefined;
   let ready = false;
 
   function showState(): void {
@@ -125,14 +140,16 @@ export function vehiclePage(routeId: string, initialTab: VehicleTab): Page {
     setText(apps, `${l.apps} app${l.apps === 1 ? '' : 's'}${l.batches ? `, ${l.batches} batch` : ''}`);
   }
 
-  function showTab(tab: VehicleTab): void {
+  function showTab(tab: VehicleTab, item?: number): void {
     wanted = tab;
+    wantedItem = item;
     for (const [t, a] of tabLinks) {
       if (t === tab) a.setAttribute('aria-current', 'page');
       else a.removeAttribute('aria-current');
     }
-    if (!ready || ended || tab === current) return;
+    if (!ready || ended || (tab === current && item === currentItem)) return;
     current = tab;
+    currentItem = item;
     let panel = panels.get(tab);
     if (!panel) {
       panel = PANELS[tab](ctx);
@@ -140,7 +157,7 @@ export function vehiclePage(routeId: string, initialTab: VehicleTab): Page {
       body.append(panel.el);
     }
     for (const [t, p] of panels) p.el.hidden = t !== tab;
-    panel.shown?.();
+    panel.shown?.(item);
   }
 
   function stop(): void {
@@ -198,7 +215,7 @@ export function vehiclePage(routeId: string, initialTab: VehicleTab): Page {
       },
       refused: () => void recheck(),
     });
-    showTab(wanted);
+    showTab(wanted, wantedItem);
     stream.start();
   }
 
@@ -219,12 +236,12 @@ export function vehiclePage(routeId: string, initialTab: VehicleTab): Page {
     title: routeId,
     update(route: Route): boolean {
       if (route.name !== 'vehicle' || route.id !== routeId) return false;
-      showTab(route.tab);
+      showTab(route.tab, route.item);
       return true;
     },
     destroy: stop,
   };
-  showTab(initialTab);
+  showTab(initialTab, initialItem);
   void boot();
   return page;
 }
