@@ -74,10 +74,20 @@ export class RedisSessionStore implements SessionStore {
     });
   }
 
+  /** A session this node checked in Redis lately (see RECHECK_MS), else undefined. */
+  useAtOnce(id: string, now: number, timeouts: SessionTimeouts): SessionRecord | undefined {
+    return this.recentHit(this.keyOf(id), now, timeouts);
+  }
+
+  private recentHit(key: string, now: number, timeouts: SessionTimeouts): SessionRecord | undefined {
+    const hit = this.recent.get(key);
+    return hit && this.cluster.connected && now - hit.checked < Math.min(RECHECK_MS, timeoutOf(hit.rec, timeouts) / 4) ? hit.rec : undefined;
+  }
+
   use(id: string, now: number, timeouts: SessionTimeouts): Promise<SessionRecord | undefined> {
     const key = this.keyOf(id);
-    const hit = this.recent.get(key);
-    if (hit && this.cluster.connected && now - hit.checked < Math.min(RECHECK_MS, timeoutOf(hit.rec, timeouts) / 4)) return Promise.resolve(hit.rec);
+    const hit = this.recentHit(key, now, timeouts);
+    if (hit) return Promise.resolve(hit);
     return this.cluster.shared(async (redis) => {
       const text = await USE.run(redis, [this.seen(false), this.seen(true), this.k(`sess:${key}`)], [key, now, timeouts.apiMs, timeouts.webMs]);
       const stored = parseRecord(typeof text === 'string' ? text : null);

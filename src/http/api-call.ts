@@ -70,3 +70,10 @@ export async function ownersVehicle(ctx: HttpContext, ownerId: number, id: strin
   const v = await ctx.store.getVehicle(id.toUpperCase());
   return v && v.ownerId === ownerId ? v : undefined;
 }
+
+/** `ownersVehicle`'s vehicle when the store has it in memory (store.peekVehicle); undefined otherwise (ask `ownersVehicle`). */
+export function ownersVehicleAtOnce(ctx: HttpContext, ownerId: number, id: string): Vehicle | undefined {
+  if (id === '') return undefined;
+  const v = ctx.store.peekVehicle(id.toUpperCase());
+  return v && v.ownerId === ownerId ? v : undefined;
+}

@@ -25,9 +25,16 @@ export interface Principal {
 /** The session id from a `Cookie` header: the first item named by one of `names`. */
 export function sessionCookie(header: string | undefined, names: readonly string[]): string | undefined {
   if (!header) return undefined;
-  for (const item of header.split(/;\s*/)) {
-    const eq = item.indexOf('=');
-    if (eq > 0 && names.includes(item.slice(0, eq).trim())) return item.slice(eq + 1).trim();
+  // item by item between the semicolons, without splitting the header (every status poll asks)
+  for (let from = 0; from <= header.length; ) {
+    let to = header.indexOf(';', from);
+    if (to < 0) to = header.length;
+    const eq = header.indexOf('=', from);
+    if (eq >= 0 && eq < to) {
+      const name = header.slice(from, eq).trim();
+      if (name !== '' && names.includes(name)) return header.slice(eq + 1, to).trim();
+    }
+    from = to + 1;
   }
   return undefined;
 }

@@ -36,6 +36,14 @@ export abstract class BufferedStore {
     if (this.closed) throw new VtsError('VTS_ERR_STORE_CLOSED');
   }
 
+  /**
+   * Whether a read of the vehicle may be answered at once from memory (the `peek…` methods): the
+   * store is open and nothing of the vehicle waits to be committed (else the read must wait).
+   */
+  protected peekable(vid: string): boolean {
+    return !this.closed && !this.buffer.holdsVehicle(vid);
+  }
+
   /** Waits for `pending` (the commit of buffered writes a read must see) when there is one. */
   protected async after(pending: Promise<void> | null): Promise<void> {
     if (pending) {

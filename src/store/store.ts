@@ -76,6 +76,13 @@ export interface Store {
   /** @throws VtsError VTS_ERR_DUPLICATE_VEHICLE, VTS_ERR_UNKNOWN_USER */
   addVehicle(v: NewVehicle): Promise<Vehicle>;
   getVehicle(id: string): Promise<Vehicle | undefined>;
+  /**
+   * `getVehicle(id)`'s answer when the store can give it at once from memory (its read cache holds
+   * the vehicle and no write of it is buffered), else undefined: then ask `getVehicle`, which also
+   * answers a vehicle that does not exist. For the hot path that answers without awaiting
+   * (src/http/fast-status.ts). A store without a read cache (PostgreSQL) always answers undefined.
+   */
+  peekVehicle(id: string): Vehicle | undefined;
   /** Ordered by vehicle id. */
   listVehicles(ownerId?: number): Promise<Vehicle[]>;
   /**
@@ -100,6 +107,8 @@ export interface Store {
   putCarMessage(vehicleId: string, msg: Omit<CarMessage, 'valid'>, historyExpires?: number): void;
   /** Stored messages of a vehicle (valid ones only unless `includeInvalid`), in no defined order. */
   getCarMessages(vehicleId: string, includeInvalid?: boolean): Promise<CarMessage[]>;
+  /** `getCarMessages(vehicleId)`'s answer (valid messages) at once from memory, as `peekVehicle`; else undefined. */
+  peekCarMessages(vehicleId: string): CarMessage[] | undefined;
 
   // --- historical records ---
   /**

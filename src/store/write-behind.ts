@@ -250,6 +250,15 @@ export class WriteBehindBuffer {
     return null;
   }
 
+  /**
+   * Whether anything of the vehicle is buffered or being committed: whether `committedFor` would
+   * give a promise (asked without making one, by the reads that answer at once from memory).
+   */
+  holdsVehicle(vehicleId: string): boolean {
+    const f = this.inflight;
+    return this.pending.holdsVehicle(vehicleId) || (f !== null && f.holdsVehicle(vehicleId));
+  }
+
   /** The batch whose commit a new waiter waits for: the pending one, else the one in flight. */
   private awaited(): WriteBatch | null {
     const p = this.pending;

@@ -47,6 +47,16 @@ test('the status answer before fastify has the bytes of fastify\'s (a query send
     const [a, b] = await Promise.all([get(fast), get(slow)]);
     assert.equal(withoutClock(a), withoutClock(b), fast);
   }
+  // the records read once: the next answer comes from memory, inside the request event (SQLite's
+  // read cache; the PostgreSQL store keeps none and reads again), with the same bytes
+  const store = h.t.server.store;
+  const read = store.getCarMessages.bind(store);
+  let reads = 0;
+  store.getCarMessages = (...a) => (reads++, read(...a));
+  const atOnce = await get('/api/status/TESTCAR');
+  assert.equal(reads, h.t.database === undefined ? 0 : 1);
+  assert.equal(withoutClock(atOnce), withoutClock(await get('/api/status/TESTCAR?')));
+  store.getCarMessages = read;
   const ok = await get('/api/status/TESTCAR');
   assert.match(ok, /^HTTP\/1\.1 200 Ok\r\ncontent-type: application\/json\r\ndate: .*\r\nexpires: .*\r\ncache-control: max-age=0\r\naccess-control-allow-origin: \*\r\ncontent-length: \d+\r\nConnection: close\r\n\r\n\{/);
   // a cookie that names no session: 401 from fastify, as before
@@ -71,21 +81,31 @@ test('the status answer before fastify is in the access log like any other', asy
 });
 
 /** The listener alone, with a context of stubs, behind a node server; `next` answers "fastify". */
-async function listener(t: { after(fn: () => unknown): void }, opts: { allowed?: boolean; closing?: boolean; paranoid?: boolean; fail?: boolean } = {}) {
+async function listener(
+  t: { after(fn: () => unknown): void },
+  opts: { allowed?: boolean; closing?: boolean; paranoid?: boolean; fail?: boolean; atOnce?: boolean } = {},
+) {
   const handedOn: { url: string; verdict: boolean | undefined }[] = [];
   const hits: string[] = [];
   const answered: unknown[][] = [];
+  const session = (id: string) => (id === 'good' ? { ownerId: 7, ownerName: 'u', permit: '*' } : undefined);
+  const vehicle = (id: string) => {
+    if (opts.fail) throw new Error('store down');
+    return id === 'CAR1' ? { id, ownerId: 7 } : id === 'CAR2' ? { id, ownerId: 8 } : undefined;
+  };
+  const messages = () => [{ code: 'S', data: S, time: 1_700_000_000, paranoid: opts.paranoid ?? false, ptoken: '', valid: true }];
+  // atOnce: the session and the store answer from memory; else only when awaited
+  const fromMemory = <A extends unknown[], R>(f: (...a: A) => R) => (...a: A): R | undefined => (opts.atOnce ? f(...a) : undefined);
   const ctx = {
     cookieNames: ['vts_session'],
     hub: { seconds: () => 1_700_000_000 },
     rateLimiter: { hit: (address: string) => (hits.push(address), opts.allowed ?? true) },
-    sessions: { use: async (id: string) => (id === 'good' ? { ownerId: 7, ownerName: 'u', permit: '*' } : undefined) },
+    sessions: { use: async (id: string) => session(id), useAtOnce: fromMemory(session) },
     store: {
-      getVehicle: async (id: string) => {
-        if (opts.fail) throw new Error('store down');
-        return id === 'CAR1' ? { id, ownerId: 7 } : id === 'CAR2' ? { id, ownerId: 8 } : undefined;
-      },
-      getCarMessages: async () => [{ code: 'S', data: S, time: 1_700_000_000, paranoid: opts.paranoid ?? false, ptoken: '', valid: true }],
+      getVehicle: async (id: string) => vehicle(id),
+      peekVehicle: fromMemory(vehicle),
+      getCarMessages: async () => messages(),
+      peekCarMessages: fromMemory(messages),
     },
   } as unknown as HttpContext;
   const next = (req: IncomingMessage, res: ServerResponse) => {
@@ -100,47 +120,51 @@ async function listener(t: { after(fn: () => unknown): void }, opts: { allowed?:
   return { get, handedOn, hits, answered };
 }
 
-test('the listener answers only a plain GET of an own vehicle with a live session', async (t) => {
-  const l = await listener(t);
-  const ok = await l.get('/api/status/car1');
-  assert.match(ok, /^HTTP\/1\.1 200 Ok\r\ncontent-type: application\/json\r\n/);
-  assert.deepEqual(l.answered, [['GET', '/api/status/car1', 200]]);
-  assert.deepEqual(l.handedOn, []);
-  // not taken, not counted: fastify counts them in its onRequest hook
-  for (const [path, cookie, method] of [
-    ['/api/status/CAR1?', 'vts_session=good', 'GET'],
-    ['/api/status/CAR%31', 'vts_session=good', 'GET'],
-    ['/api/status/CAR1', 'vts_session=good', 'HEAD'],
-    ['/api/status/CAR1', 'vts_session=good', 'DELETE'],
-    ['/api/status/CAR1/x', 'vts_session=good', 'GET'],
-    ['/api/charge/CAR1', 'vts_session=good', 'GET'],
-    ['/api/status/CAR1', 'other=good', 'GET'],
-  ] as const) {
-    assert.equal((await l.get(path, cookie, method)).endsWith('fastify'), method !== 'HEAD', `${method} ${path}`);
-    assert.deepEqual(l.handedOn.pop(), { url: path, verdict: undefined });
-  }
-  assert.equal(l.hits.length, 1);
-  // counted here, then handed on with the verdict: a dead session, a vehicle of someone else, none
-  for (const [path, cookie] of [['/api/status/CAR1', 'vts_session=bad'], ['/api/status/CAR2', 'vts_session=good'], ['/api/status/CAR3', 'vts_session=good']] as const) {
-    assert.ok((await l.get(path, cookie)).endsWith('fastify'));
-    assert.deepEqual(l.handedOn.pop(), { url: path, verdict: true });
-  }
-  assert.equal(l.hits.length, 4);
-  assert.deepEqual(l.answered.length, 1);
-});
+for (const atOnce of [false, true]) {
+  const how = atOnce ? 'from memory' : 'awaited';
 
-test('the listener hands on a refused, paranoid, failing or closing request', async (t) => {
-  const refused = await listener(t, { allowed: false });
-  assert.ok((await refused.get('/api/status/CAR1')).endsWith('fastify'));
-  assert.deepEqual(refused.handedOn, [{ url: '/api/status/CAR1', verdict: false }]);
-  for (const opts of [{ paranoid: true }, { fail: true }]) {
-    const l = await listener(t, opts);
-    assert.ok((await l.get('/api/status/CAR1')).endsWith('fastify'));
-    assert.deepEqual(l.handedOn, [{ url: '/api/status/CAR1', verdict: true }]);
-    assert.deepEqual(l.answered, []);
-  }
-  const closing = await listener(t, { closing: true });
-  assert.ok((await closing.get('/api/status/CAR1')).endsWith('fastify'));
-  assert.deepEqual(closing.handedOn, [{ url: '/api/status/CAR1', verdict: undefined }]);
-  assert.deepEqual(closing.hits, []);
-});
+  test(`the listener answers only a plain GET of an own vehicle with a live session (${how})`, async (t) => {
+    const l = await listener(t, { atOnce });
+    const ok = await l.get('/api/status/car1');
+    assert.match(ok, /^HTTP\/1\.1 200 Ok\r\ncontent-type: application\/json\r\n/);
+    assert.deepEqual(l.answered, [['GET', '/api/status/car1', 200]]);
+    assert.deepEqual(l.handedOn, []);
+    // not taken, not counted: fastify counts them in its onRequest hook
+    for (const [path, cookie, method] of [
+      ['/api/status/CAR1?', 'vts_session=good', 'GET'],
+      ['/api/status/CAR%31', 'vts_session=good', 'GET'],
+      ['/api/status/CAR1', 'vts_session=good', 'HEAD'],
+      ['/api/status/CAR1', 'vts_session=good', 'DELETE'],
+      ['/api/status/CAR1/x', 'vts_session=good', 'GET'],
+      ['/api/charge/CAR1', 'vts_session=good', 'GET'],
+      ['/api/status/CAR1', 'other=good', 'GET'],
+    ] as const) {
+      assert.equal((await l.get(path, cookie, method)).endsWith('fastify'), method !== 'HEAD', `${method} ${path}`);
+      assert.deepEqual(l.handedOn.pop(), { url: path, verdict: undefined });
+    }
+    assert.equal(l.hits.length, 1);
+    // counted here, then handed on with the verdict: a dead session, a vehicle of someone else, none
+    for (const [path, cookie] of [['/api/status/CAR1', 'vts_session=bad'], ['/api/status/CAR2', 'vts_session=good'], ['/api/status/CAR3', 'vts_session=good']] as const) {
+      assert.ok((await l.get(path, cookie)).endsWith('fastify'));
+      assert.deepEqual(l.handedOn.pop(), { url: path, verdict: true });
+    }
+    assert.equal(l.hits.length, 4);
+    assert.deepEqual(l.answered.length, 1);
+  });
+
+  test(`the listener hands on a refused, paranoid, failing or closing request (${how})`, async (t) => {
+    const refused = await listener(t, { allowed: false, atOnce });
+    assert.ok((await refused.get('/api/status/CAR1')).endsWith('fastify'));
+    assert.deepEqual(refused.handedOn, [{ url: '/api/status/CAR1', verdict: false }]);
+    for (const opts of [{ paranoid: true }, { fail: true }]) {
+      const l = await listener(t, { ...opts, atOnce });
+      assert.ok((await l.get('/api/status/CAR1')).endsWith('fastify'));
+      assert.deepEqual(l.handedOn, [{ url: '/api/status/CAR1', verdict: true }]);
+      assert.deepEqual(l.answered, []);
+    }
+    const closing = await listener(t, { closing: true, atOnce });
+    assert.ok((await closing.get('/api/status/CAR1')).endsWith('fastify'));
+    assert.deepEqual(closing.handedOn, [{ url: '/api/status/CAR1', verdict: undefined }]);
+    assert.deepEqual(closing.hits, []);
+  });
+}

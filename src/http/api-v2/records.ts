@@ -22,7 +22,11 @@ function pickRecords(messages: readonly CarMessage[], codes: readonly string[]):
 }
 
 /** The rendered answer of a record route for one vehicle: its JSON bytes, or PARANOID (the 502). */
-export type RecordRenderer = (ctx: HttpContext, vehicleId: string) => Promise<Rendered>;
+export interface RecordRenderer {
+  (ctx: HttpContext, vehicleId: string): Promise<Rendered>;
+  /** The same answer at once, when the store has the vehicle's messages in memory (else undefined). */
+  atOnce(ctx: HttpContext, vehicleId: string): Rendered | undefined;
+}
 
 /**
  * A renderer that decodes the vehicle's last stored messages of `codes` into one JSON object (or
@@ -31,8 +35,8 @@ export type RecordRenderer = (ctx: HttpContext, vehicleId: string) => Promise<Re
  */
 function recordRenderer(codes: readonly string[], decode: (records: readonly (StoredRecord | undefined)[], now: number) => RecordResult): RecordRenderer {
   const memos = new WeakMap<HttpContext, RecordMemo>();
-  return async (ctx, vehicleId) => {
-    const records = pickRecords(await ctx.store.getCarMessages(vehicleId), codes);
+  const render = (ctx: HttpContext, vehicleId: string, messages: readonly CarMessage[]): Rendered => {
+    const records = pickRecords(messages, codes);
     const now = ctx.hub.seconds();
     let memo = memos.get(ctx);
     if (!memo) memos.set(ctx, (memo = new RecordMemo()));
@@ -41,6 +45,13 @@ function recordRenderer(codes: readonly string[], decode: (records: readonly (St
     const body = decode(records, now);
     return memo.set(vehicleId, records, now, body === PARANOID ? PARANOID : Buffer.from(canonicalJson(body)));
   };
+  const renderer = async (ctx: HttpContext, vehicleId: string): Promise<Rendered> => render(ctx, vehicleId, await ctx.store.getCarMessages(vehicleId));
+  return Object.assign(renderer, {
+    atOnce(ctx: HttpContext, vehicleId: string): Rendered | undefined {
+      const messages = ctx.store.peekCarMessages(vehicleId);
+      return messages && render(ctx, vehicleId, messages);
+    },
+  });
 }
 
 /** The route of a renderer: 403 unless the caller owns the vehicle, then its answer. */

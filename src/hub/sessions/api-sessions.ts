@@ -81,6 +81,15 @@ export class ApiSessions {
     return this.store.use(id, this.hub.now(), this.timeouts);
   }
 
+  /**
+   * `use`, when the session store can answer at once from memory; undefined when it cannot tell
+   * so (then ask `use`). For the answer that awaits nothing (src/http/fast-status.ts).
+   */
+  useAtOnce(id: string): ApiSession | undefined {
+    if (id.startsWith('-:')) return undefined;
+    return this.store.useAtOnce(id, this.hub.now(), this.timeouts);
+  }
+
   /** The idle time after which the session ends (ms). */
   timeoutOf(s: Pick<ApiSession, 'csrf'>): number {
     return timeoutOf(s, this.timeouts);

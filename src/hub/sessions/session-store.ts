@@ -48,6 +48,11 @@ export interface SessionStore {
    * has been idle longer than its timeout (it is then left for `expired` to end).
    */
   use(id: string, now: number, timeouts: SessionTimeouts): Promise<SessionRecord | undefined>;
+  /**
+   * `use`, when the store can answer at once from this process's memory (the session known live,
+   * its idle clock restarted as by `use`); undefined when it cannot tell so: then ask `use`.
+   */
+  useAtOnce(id: string, now: number, timeouts: SessionTimeouts): SessionRecord | undefined;
   /** Removes the session; true when this call removed it (the caller then ends it everywhere). */
   remove(key: string): Promise<boolean>;
   /** The keys of the sessions opened with a token. */
@@ -89,6 +94,11 @@ export class LocalSessionStore implements SessionStore {
   }
 
   async use(id: string, now: number, timeouts: SessionTimeouts): Promise<SessionRecord | undefined> {
+    return this.useAtOnce(id, now, timeouts);
+  }
+
+  /** Every session is in memory here: the answer is always that of `use`. */
+  useAtOnce(id: string, now: number, timeouts: SessionTimeouts): SessionRecord | undefined {
     const e = this.sessions.get(id);
     if (!e || now - e.lastUsed > timeoutOf(e.rec, timeouts)) return undefined;
     e.lastUsed = now;

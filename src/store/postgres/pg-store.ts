@@ -137,6 +137,11 @@ export class PgStore extends BufferedStore implements Store {
     return this.vehicles.vehicle(vid);
   }
 
+  /** Never at once: the PostgreSQL store keeps no read cache (other nodes write the same rows). */
+  peekVehicle(): Vehicle | undefined {
+    return undefined;
+  }
+
   async listVehicles(ownerId?: number): Promise<Vehicle[]> {
     this.open();
     await this.after(this.buffer.committed());
@@ -150,6 +155,11 @@ export class PgStore extends BufferedStore implements Store {
     const vid = vehicleId.toUpperCase();
     await this.after(this.buffer.committedFor(vid));
     return this.vehicles.carMessages(vid, includeInvalid);
+  }
+
+  /** Never at once, as `peekVehicle`. */
+  peekCarMessages(): CarMessage[] | undefined {
+    return undefined;
   }
 
   // --- historical records ---

@@ -187,6 +187,11 @@ export class SqliteStore extends BufferedStore implements Store {
     return this.vehicles.vehicle(vid);
   }
 
+  peekVehicle(id: string): Vehicle | undefined {
+    const vid = id.toUpperCase();
+    return this.peekable(vid) ? this.vehicles.cachedVehicle(vid) : undefined;
+  }
+
   async listVehicles(ownerId?: number): Promise<Vehicle[]> {
     this.open();
     const buffered = this.buffer.committed();
@@ -208,6 +213,11 @@ export class SqliteStore extends BufferedStore implements Store {
       this.open();
     }
     return this.vehicles.carMessages(vid, includeInvalid);
+  }
+
+  peekCarMessages(vehicleId: string): CarMessage[] | undefined {
+    const vid = vehicleId.toUpperCase();
+    return this.peekable(vid) ? this.vehicles.cachedCarMessages(vid) : undefined;
   }
 
   // --- historical records ---

@@ -80,6 +80,13 @@ export class SqliteVehicles {
     return r && toVehicle(r);
   }
 
+  /** The vehicle when the read cache holds it (`vid`: upper-cased), else undefined (not read). */
+  cachedVehicle(vid: string): Vehicle | undefined {
+    this.caches.sync();
+    const r = this.caches.vehicles.get(vid);
+    return r && toVehicle(r);
+  }
+
   listVehicles(ownerId?: number): Vehicle[] {
     const rows = ownerId === undefined ? this.stmt.listVehicles.all() : this.stmt.listOwnerVehicles.all(ownerId);
     return rows.map(toVehicle);
@@ -95,5 +102,12 @@ export class SqliteVehicles {
       rows = cache.set(vid, this.stmt.carMessages.all(vid), stamp);
     }
     return toCarMessages(rows, includeInvalid);
+  }
+
+  /** The valid messages when the read cache holds them (`vid`: upper-cased), else undefined (not read). */
+  cachedCarMessages(vid: string): CarMessage[] | undefined {
+    this.caches.sync();
+    const rows = this.caches.messages.get(vid);
+    return rows && toCarMessages(rows, false);
   }
 }
