@@ -71,7 +71,7 @@ test('dashboard: drives, charges, battery, stats and places at 1366 and 390 px',
   await store.addVehicle({ id: 'EMPTY1', ownerId: owner.id, name: 'New car', carPassword: 'NETPASS' });
   const home = await store.drives.addPlace(owner.id, HOME);
   const charger = await store.drives.addPlace(owner.id, CHARGER);
-  await store.drives.replaceSessions('DEMO1', scriptedDay(now, home.id, charger.id), 'null');
+  await store.drives.replaceSessions('DEMO1', scriptedDay(now, home.id, charger.id), 'null', 0);
   await seedHistory(store, now);
   await store.close();
 
