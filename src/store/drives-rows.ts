@@ -68,14 +68,32 @@ export interface SessionRow {
   detail?: string | null;
 }
 
+/**
+ * Bodies already parsed, by row id, while their text is the same: a list of a year of drives
+ * (2,000 rows) is read again and again by the dashboard, and parsing the JSON was most of its cost.
+ * Bounded; the oldest entries leave first. The object is shared: callers spread it into their own.
+ */
+const MEMO_LIMIT = 20_000;
+const parsed = new Map<number, { text: string; body: object }>();
+
+function parseBody<T extends object>(id: number, text: string): T {
+  const hit = parsed.get(id);
+  if (hit && hit.text === text) return hit.body as T;
+  const body = JSON.parse(text) as T;
+  if (hit) parsed.delete(id);
+  else if (parsed.size >= MEMO_LIMIT) parsed.delete(parsed.keys().next().value as number);
+  parsed.set(id, { text, body });
+  return body;
+}
+
 export function toStoredDrive(r: SessionRow): StoredDrive {
-  const body = JSON.parse(r.body) as Omit<DriveSession, 'path'>;
+  const body = parseBody<Omit<DriveSession, 'path'>>(r.id, r.body);
   const path = r.detail ? (JSON.parse(r.detail) as DriveSession['path']) : [];
   return { ...body, id: r.id, vehicleId: r.vehicle_id, path };
 }
 
 export function toStoredCharge(r: SessionRow): StoredCharge {
-  const body = JSON.parse(r.body) as Omit<ChargeSession, 'samples'>;
+  const body = parseBody<Omit<ChargeSession, 'samples'>>(r.id, r.body);
   const samples = r.detail ? (JSON.parse(r.detail) as ChargeSession['samples']) : [];
   return { ...body, id: r.id, vehicleId: r.vehicle_id, samples };
 }
