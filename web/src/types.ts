@@ -1,4 +1,8 @@
 /** Bodies of the calls the dashboard makes (README "HTTP API v2" and docs/web-api.md). */
+import type { BatteryReport, CapacitySample, DrainSample } from '../../src/core/drives/battery.js';
+import type { ChargeJson, DriveJson, PlaceRef } from '../../src/core/drives/export.js';
+import type { StatsPeriod, StatsRow } from '../../src/core/drives/stats.js';
+import type { ChargeSample, DistanceUnits, PathPoint, Place, PlaceInput, TariffWindow } from '../../src/core/drives/types.js';
 
 export interface SessionInfo {
   user: string;
@@ -205,145 +209,27 @@ export interface NotificationEntry {
   deliveries: NotificationDelivery[];
 }
 
-// --- drives, charges, places, battery and stats (docs/web-api.md "Drives and charges") ---
+// --- drives, charges, places, battery and stats (docs/web-api.md "Drives and charges"): the
+// server's own types, imported as types only (nothing of the server goes into the bundle), so that
+// the web typecheck fails when a shape changes on one side only ---
+
+export type { BatteryReport, CapacitySample, ChargeSample, DistanceUnits, DrainSample, PathPoint, Place, PlaceInput, StatsPeriod, StatsRow, TariffWindow };
 
 /** A session's end point: where it was, and the owner's place there (its name) when there is one. */
-export interface SessionPoint {
-  lat: number;
-  lon: number;
-  place: string | null;
-}
-
-/** `K` kilometres, `M` miles. */
-export type DistanceUnits = 'K' | 'M';
+export type SessionPoint = PlaceRef;
 
 /** `GET /api/drives/<id>`: one row; times epoch s, energy kWh, distance in `units`. */
-export interface Drive {
-  id: number;
-  start: number;
-  /** null while the drive goes on */
-  end: number | null;
-  duration: number | null;
-  units: DistanceUnits;
-  distance: number | null;
-  startOdometer: number | null;
-  endOdometer: number | null;
-  socStart: number | null;
-  socEnd: number | null;
-  energyUsed: number | null;
-  energyRecovered: number | null;
-  /** Wh per distance unit */
-  efficiency: number | null;
-  maxSpeed: number | null;
-  from: SessionPoint | null;
-  to: SessionPoint | null;
-  source: 'live' | 'log';
-}
-
-export interface PathPoint {
-  t: number;
-  lat: number;
-  lon: number;
-  speed: number | null;
-  soc: number | null;
-}
+export type Drive = DriveJson;
 
 /** `GET /api/drives/<id>/<driveId>`. */
 export interface DriveDetail extends Drive {
   path: PathPoint[];
 }
 
-export interface Charge {
-  id: number;
-  start: number;
-  end: number | null;
-  duration: number | null;
-  socStart: number | null;
-  socEnd: number | null;
-  energyAdded: number | null;
-  energyFromGrid: number | null;
-  maxPower: number | null;
-  kind: 'ac' | 'dc' | null;
-  at: SessionPoint | null;
-  cost: number | null;
-  currency: string | null;
-  source: 'live' | 'log' | 'inferred';
-}
-
-export interface ChargeSample {
-  t: number;
-  soc: number | null;
-  power: number | null;
-  energy: number | null;
-  grid: number | null;
-}
+/** `GET /api/charges/<id>`: one row. */
+export type Charge = ChargeJson;
 
 /** `GET /api/charges/<id>/<chargeId>`. */
 export interface ChargeDetail extends Charge {
   samples: ChargeSample[];
-}
-
-/** A time-of-use window (`HH:MM`, in the place's time zone; `to` before `from` spans midnight). */
-export interface TariffWindow {
-  from: string;
-  to: string;
-  pricePerKwh: number;
-}
-
-/** A place as the owner sets it (`POST /api/places`, `PUT /api/places/<id>`). */
-export interface PlaceInput {
-  name: string;
-  lat: number;
-  lon: number;
-  /** metres, 10–5,000 */
-  radius: number;
-  timezone: string;
-  currency: string;
-  pricePerKwh: number;
-  pricePerMinute: number;
-  sessionFee: number;
-  timeOfUse: TariffWindow[];
-}
-
-export interface Place extends PlaceInput {
-  id: number;
-}
-
-export interface CapacitySample {
-  t: number;
-  capacity: number;
-  socGain: number;
-  energy: number;
-}
-
-export interface DrainSample {
-  start: number;
-  end: number;
-  socLost: number;
-  perDay: number;
-}
-
-/** `GET /api/battery/<id>`. */
-export interface BatteryReport {
-  capacity: { estimate: number | null; max: number | null; degradation: number | null };
-  samples: CapacitySample[];
-  soh: [number, number][];
-  vampireDrain: { perDay: number | null; samples: DrainSample[] };
-}
-
-export type StatsPeriod = 'day' | 'week' | 'month' | 'year';
-
-/** `GET /api/stats/<id>`: one row per period. */
-export interface StatsRow {
-  start: number;
-  distance: number;
-  drives: number;
-  energyUsed: number | null;
-  charges: number;
-  energyAdded: number | null;
-  energyFromGrid: number | null;
-  cost: number | null;
-  currency: string | null;
-  efficiency: number | null;
-  vampireDrain: number | null;
 }
