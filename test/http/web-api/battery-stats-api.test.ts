@@ -77,7 +77,7 @@ test('stats: rows per day in a time zone, the documented key order, sums of the 
   assert.equal(rows[1]!.drives, 2);
   assert.equal(rows[1]!.distance, 40);
   assert.equal(rows[1]!.energyUsed, 7);
-  assert.equal(rows[1]!.efficiency, 150, '7 kWh used less 1 recovered over 40 km');
+  assert.equal(rows[1]!.efficiency, 175, '7 kWh used over 40 km (the energy used, as the issue defines efficiency)');
   assert.equal(rows[2]!.charges, 1);
   assert.equal(rows[2]!.energyAdded, 25);
   assert.equal(rows[2]!.energyFromGrid, 27.5);
