@@ -22,6 +22,7 @@ import { GRID_LOG, SessionTracker, TRIP_LOG } from '../core/drives/tracker.js';
 import { tagSession } from '../core/drives/places.js';
 import type { SessionOp } from '../core/drives/types.js';
 import type { CarDataEvent, CarDataObserver } from '../hub/hub.js';
+import { logStoreFailure } from '../store/outage.js';
 import type { Store } from '../store/store.js';
 import { trackedHistory } from './history-stream.js';
 import { rebuildVehicle } from './rebuild.js';
@@ -155,7 +156,8 @@ export class SessionRecorder {
   private then(track: Track, step: () => Promise<void>): void {
     track.chain = track.chain.then(step).catch((err: unknown) => {
       track.tracker = null;
-      this.log.error({ err, vehicle: track.vehicleId }, 'recording drives and charges failed; the vehicle starts again from its checkpoint');
+      // a failure of a database outage is counted in the outage's own log line
+      logStoreFailure(this.log, 'error', err, { vehicle: track.vehicleId }, 'recording drives and charges failed; the vehicle starts again from its checkpoint');
     });
   }
 
