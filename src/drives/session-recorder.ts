@@ -49,6 +49,8 @@ interface Track {
   heard: number;
   /** Everything done for the vehicle, in order. */
   chain: Promise<void>;
+  /** Records waiting in the chain (for a load): later ones wait behind them. */
+  waiting: number;
   rebuild?: NodeJS.Timeout;
 }
 
@@ -97,9 +99,19 @@ export class SessionRecorder {
       this.rebuildSoon(track);
       return;
     }
+    const input = { code, time: event.time, data: event.data };
+    // the usual case: the tracker is in memory and nothing waits before this record; fed at once
+    // (no promise per record), only what it changes waits for the store
+    if (track.tracker && track.waiting === 0) return this.fed(track, track.tracker, track.tracker.feed(input));
+    // else after the load (or the records that wait for it), in order
+    track.waiting++;
     this.then(track, async () => {
-      const tracker = track.tracker ?? (await this.load(track));
-      await this.apply(track, tracker.feed({ code, time: event.time, data: event.data }));
+      try {
+        const tracker = track.tracker ?? (await this.load(track));
+        this.fed(track, tracker, tracker.feed(input));
+      } finally {
+        track.waiting--;
+      }
     });
   }
 
@@ -120,10 +132,10 @@ export class SessionRecorder {
     for (const track of this.tracks.values()) {
       if (track.rebuild) clearTimeout(track.rebuild);
       this.then(track, async () => {
-        if (track.tracker && track.tracker.lastTime > track.savedAt) await this.commit(track, track.tracker, []);
+        if (track.tracker) this.fed(track, track.tracker, [], true);
       });
     }
-    await Promise.all([...this.tracks.values()].map((t) => t.chain));
+    await this.settled();
   }
 
   /** Ticks the trackers that wait on time, and lets idle ones go. */
@@ -131,12 +143,16 @@ export class SessionRecorder {
     const now = this.seconds();
     for (const track of this.tracks.values()) {
       const tracker = track.tracker;
-      if (tracker?.busy) {
-        this.then(track, () => this.apply(track, tracker.tick(now)));
-      } else if (now - track.heard >= this.idleSeconds && !track.rebuild) {
+      if (tracker?.busy && track.waiting === 0) {
+        this.fed(track, tracker, tracker.tick(now));
+      } else if (tracker?.busy) {
         this.then(track, async () => {
-          if (track.tracker && track.tracker.lastTime > track.savedAt) await this.commit(track, track.tracker, []);
-          if (this.seconds() - track.heard >= this.idleSeconds) this.tracks.delete(track.vehicleId);
+          if (track.tracker) this.fed(track, track.tracker, track.tracker.tick(now));
+        });
+      } else if (now - track.heard >= this.idleSeconds && !track.rebuild && track.waiting === 0) {
+        if (tracker) this.fed(track, tracker, [], true);
+        this.then(track, async () => {
+          if (this.seconds() - track.heard >= this.idleSeconds && track.waiting === 0) this.tracks.delete(track.vehicleId);
         });
       }
     }
@@ -145,7 +161,7 @@ export class SessionRecorder {
   private track(vehicleId: string, ownerId: number): Track {
     let track = this.tracks.get(vehicleId);
     if (!track) {
-      track = { vehicleId, ownerId, tracker: null, seq: 0, savedAt: 0, heard: 0, chain: Promise.resolve() };
+      track = { vehicleId, ownerId, tracker: null, seq: 0, savedAt: 0, heard: 0, chain: Promise.resolve(), waiting: 0 };
       this.tracks.set(vehicleId, track);
     }
     track.ownerId = ownerId;
@@ -161,6 +177,20 @@ export class SessionRecorder {
     });
   }
 
+  /**
+   * After a feed: the operations, with the tracker's state as it is now (so the checkpoint always
+   * matches the operations stored with it), go to the store after what is queued before them; a
+   * checkpoint alone when one is due.
+   */
+  private fed(track: Track, tracker: SessionTracker, ops: readonly SessionOp[], unsaved = false): void {
+    const due = unsaved ? tracker.lastTime > track.savedAt : tracker.lastTime - track.savedAt >= this.checkpointSeconds;
+    if (ops.length === 0 && !due) return;
+    const state = JSON.stringify(tracker.toJSON());
+    const at = tracker.lastTime;
+    track.savedAt = at;
+    this.then(track, () => this.commit(track, tracker, state, at, ops));
+  }
+
   /** The vehicle's tracker from its checkpoint and the history since (rebuilt first when it has none). */
   private async load(track: Track): Promise<SessionTracker> {
     let checkpoint = await this.store.drives.loadTracker(track.vehicleId);
@@ -171,28 +201,28 @@ export class SessionRecorder {
     const tracker = new SessionTracker(checkpoint ? (JSON.parse(checkpoint.state) as unknown) : undefined);
     track.seq = checkpoint?.seq ?? 0;
     track.savedAt = tracker.lastTime;
-    track.tracker = tracker;
     const ops: SessionOp[] = [];
     for await (const input of trackedHistory(this.store, track.vehicleId, tracker.lastTime)) ops.push(...tracker.feed(input));
-    await this.apply(track, ops);
+    // in use only once it has caught up (records heard meanwhile wait in the queue, after this)
+    track.tracker = tracker;
+    if (ops.length > 0 || tracker.lastTime > track.savedAt) {
+      const at = tracker.lastTime;
+      track.savedAt = at;
+      await this.commit(track, tracker, JSON.stringify(tracker.toJSON()), at, ops);
+    }
     return tracker;
   }
 
-  /** Stores the operations with a checkpoint (or a checkpoint alone when one is due). */
-  private async apply(track: Track, ops: readonly SessionOp[]): Promise<void> {
-    const tracker = track.tracker;
-    if (!tracker) return;
-    if (ops.length === 0 && tracker.lastTime - track.savedAt < this.checkpointSeconds) return;
-    await this.commit(track, tracker, ops);
-  }
-
-  private async commit(track: Track, tracker: SessionTracker, ops: readonly SessionOp[]): Promise<void> {
+  /** Stores the operations with the checkpoint `state` (the tracker's at `at`); reloads when another writer moved on. */
+  private async commit(track: Track, from: SessionTracker, state: string, at: number, ops: readonly SessionOp[]): Promise<void> {
+    // a tracker dropped since (a failure, another writer): the one that replaced it caught up from the stored history
+    if (track.tracker !== from) return;
     let tagged = ops;
     if (ops.some((op) => op.op === 'put')) {
       const places = await this.store.drives.listPlaces(track.ownerId);
       tagged = ops.map((op) => (op.op === 'put' ? { op: 'put', session: tagSession(op.session, places) } : op));
     }
-    const seq = await this.store.drives.commitTracker(track.vehicleId, track.seq, JSON.stringify(tracker.toJSON()), tagged);
+    const seq = await this.store.drives.commitTracker(track.vehicleId, track.seq, state, tagged);
     if (seq === null) {
       // another writer (another node, a rebuild) moved on: start again from its checkpoint
       this.log.info({ vehicle: track.vehicleId }, 'drives and charges: the checkpoint moved on elsewhere; reloading');
@@ -201,7 +231,7 @@ export class SessionRecorder {
       return;
     }
     track.seq = seq;
-    track.savedAt = tracker.lastTime;
+    track.savedAt = Math.max(track.savedAt, at);
   }
 
   private rebuildSoon(track: Track): void {
