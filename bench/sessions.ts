@@ -153,7 +153,7 @@ export async function runDrivesList(server: ServerProcess, vehicleId: string, ac
   const check = await fetch(url, { headers: { cookie } });
   const body = (await check.json()) as unknown[];
   if (check.status !== 200 || body.length < 2000) throw new Error(`GET /api/drives answered ${check.status} with ${body.length} drives`);
-  const run = await httpLoad(tool, [{ url, headers: { cookie }, connections: 10 }], seconds);
+  const run = await httpLoad(tool, [{ url, headers: { cookie }, connections: 1 }], seconds);
   return run.results[0]!;
 }
 

@@ -69,33 +69,40 @@ export interface SessionRow {
 }
 
 /**
- * Bodies already parsed, by row id, while their text is the same: a list of a year of drives
- * (2,000 rows) is read again and again by the dashboard, and parsing the JSON was most of its cost.
- * Bounded; the oldest entries leave first. The object is shared: callers spread it into their own.
+ * Sessions already read, by row id, while their row's text is the same: a list of a year of drives
+ * (2,000 rows) is read again and again by the dashboard, and making the objects from the JSON was
+ * most of its cost. Only sessions read without their path or samples; bounded, the oldest entries
+ * leave first. The objects are frozen and shared: whoever wants a changed one makes a copy (as
+ * tagSession does).
  */
 const MEMO_LIMIT = 20_000;
-const parsed = new Map<number, { text: string; body: object }>();
+const memo = new Map<number, { text: string; vehicleId: string; session: StoredSession }>();
 
-function parseBody<T extends object>(id: number, text: string): T {
-  const hit = parsed.get(id);
-  if (hit && hit.text === text) return hit.body as T;
-  const body = JSON.parse(text) as T;
-  if (hit) parsed.delete(id);
-  else if (parsed.size >= MEMO_LIMIT) parsed.delete(parsed.keys().next().value as number);
-  parsed.set(id, { text, body });
-  return body;
+function remembered<S extends StoredSession>(r: SessionRow, make: () => S): S {
+  if (r.detail) return make();
+  const hit = memo.get(r.id);
+  if (hit && hit.text === r.body && hit.vehicleId === r.vehicle_id) return hit.session as S;
+  const session = Object.freeze(make()) as S;
+  if (hit) memo.delete(r.id);
+  else if (memo.size >= MEMO_LIMIT) memo.delete(memo.keys().next().value as number);
+  memo.set(r.id, { text: r.body, vehicleId: r.vehicle_id, session });
+  return session;
 }
 
 export function toStoredDrive(r: SessionRow): StoredDrive {
-  const body = parseBody<Omit<DriveSession, 'path'>>(r.id, r.body);
-  const path = r.detail ? (JSON.parse(r.detail) as DriveSession['path']) : [];
-  return { ...body, id: r.id, vehicleId: r.vehicle_id, path };
+  return remembered(r, () => {
+    const body = JSON.parse(r.body) as Omit<DriveSession, 'path'>;
+    const path = r.detail ? (JSON.parse(r.detail) as DriveSession['path']) : [];
+    return { ...body, id: r.id, vehicleId: r.vehicle_id, path };
+  });
 }
 
 export function toStoredCharge(r: SessionRow): StoredCharge {
-  const body = parseBody<Omit<ChargeSession, 'samples'>>(r.id, r.body);
-  const samples = r.detail ? (JSON.parse(r.detail) as ChargeSession['samples']) : [];
-  return { ...body, id: r.id, vehicleId: r.vehicle_id, samples };
+  return remembered(r, () => {
+    const body = JSON.parse(r.body) as Omit<ChargeSession, 'samples'>;
+    const samples = r.detail ? (JSON.parse(r.detail) as ChargeSession['samples']) : [];
+    return { ...body, id: r.id, vehicleId: r.vehicle_id, samples };
+  });
 }
 
 /**

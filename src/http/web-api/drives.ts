@@ -10,7 +10,7 @@ import { driveGpx, driveJson, drivesCsv, type DriveJson } from '../../core/drive
 import type { StoredDrive } from '../../store/drives-store.js';
 import { ownVehicle, type ApiCall, type ApiRoute } from '../api-call.js';
 import { sendCsv } from '../records-csv.js';
-import { status } from '../reply.js';
+import { sendJsonText, status } from '../reply.js';
 import { notYours } from './session.js';
 import { badInput, capacityFor, idOf, LIST_SPAN, listFormat, MAX_LIST_SPAN, notFound, requestRange, safeFilename, sendOrdered } from './sessions-common.js';
 
@@ -25,10 +25,25 @@ async function list(call: ApiCall, vehicleId: string) {
   const [drives, places] = await Promise.all([ctx.store.drives.listDrives(vehicleId, range.from, range.to, false), ctx.store.drives.listPlaces(call.principal.ownerId)]);
   const capacity = await capacityFor(ctx.store, vehicleId, drives);
   const now = ctx.hub.seconds();
-  const rows = drives.map((d) => driveJson(d, places, capacity, now));
-  if (format === 'csv') return sendCsv(call.reply, safeFilename(`drives-${vehicleId}-${range.from}-${range.to}`) + '.csv', drivesCsv(rows));
-  return sendOrdered(call.reply, 200, rows);
+  if (format === 'csv') {
+    const rows = drives.map((d) => driveJson(d, places, capacity, now));
+    return sendCsv(call.reply, safeFilename(`drives-${vehicleId}-${range.from}-${range.to}`) + '.csv', drivesCsv(rows));
+  }
+  // each finished drive's JSON is remembered with the drive (the store hands out the same object
+  // while its row is unchanged) for the same places and capacity: a year's list is mostly joins
+  const context = `${capacity}|${places.map((p) => `${p.id}:${p.name}`).join('|')}`;
+  const parts = drives.map((d) => {
+    const hit = rendered.get(d);
+    if (hit && hit.context === context) return hit.json;
+    const json = JSON.stringify(driveJson(d, places, capacity, now));
+    if (d.end !== null) rendered.set(d, { context, json });
+    return json;
+  });
+  return sendJsonText(call.reply, 200, `[${parts.join(',')}]\n`);
 }
+
+/** Drives as JSON, by the (shared, unchanging) object the store gave: see `list`. */
+const rendered = new WeakMap<StoredDrive, { context: string; json: string }>();
 
 /** One drive as JSON with its route; undefined when the vehicle has no such drive. */
 async function oneDrive(call: ApiCall, vehicleId: string, id: number | null): Promise<DriveJson | undefined> {
