@@ -10,7 +10,7 @@ import { SessionTracker } from '../core/drives/tracker.js';
 import { tagSession } from '../core/drives/places.js';
 import type { Session, SessionOp } from '../core/drives/types.js';
 import type { Store } from '../store/store.js';
-import { trackedHistory } from './history-stream.js';
+import { trackedBatches } from './history-stream.js';
 
 export interface RebuildResult {
   records: number;
@@ -42,10 +42,11 @@ export async function rebuildVehicle(
   const sessions = new Map<string, Session>();
   let records = 0;
   let first: number | null = null;
-  for await (const input of trackedHistory(store, vehicle.id)) {
-    if (first === null) first = input.time;
-    applyOps(sessions, tracker.feed(input));
-    if (++records % 5000 === 0) progress?.(records);
+  for await (const batch of trackedBatches(store, vehicle.id)) {
+    if (first === null) first = batch[0]!.time;
+    for (const input of batch) applyOps(sessions, tracker.feed(input));
+    records += batch.length;
+    progress?.(records);
   }
   applyOps(sessions, tracker.tick(now));
   progress?.(records);

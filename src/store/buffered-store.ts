@@ -106,6 +106,10 @@ export abstract class BufferedStore {
     this.buffer.afterCommit(fn, vehicleId?.toUpperCase());
   }
 
+  afterLaterCommit(fn: () => void, vehicleId?: string): void {
+    this.buffer.afterCommit(fn, vehicleId?.toUpperCase(), false);
+  }
+
   congested(): boolean {
     return this.buffer.congested;
   }

@@ -203,6 +203,12 @@ export interface Store {
    */
   afterCommit(fn: () => void, vehicleId?: string): void;
   /**
+   * As `afterCommit`, without bringing the commit forward: `fn` runs when the buffered writes are
+   * committed at their own pace (`writeBehindMs`). For what hears the data but shows nobody
+   * anything at once (the car-data observers), so that hearing costs no extra commits.
+   */
+  afterLaterCommit(fn: () => void, vehicleId?: string): void;
+  /**
    * Whether the writes held in memory (buffered, or held while the database is away) reach the
    * bound (`maxHeldWrites`): the car connections stop reading until `afterCommit` calls back.
    */

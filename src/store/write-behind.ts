@@ -221,11 +221,11 @@ export class WriteBehindBuffer {
    * except those given the `vehicleId` whose writes were lost: they pass on that vehicle's data,
    * which is not stored. An exception thrown by `fn` is reported the same way.
    */
-  afterCommit(fn: () => void, vehicleId?: string): void {
+  afterCommit(fn: () => void, vehicleId?: string, soon = true): void {
     const batch = this.awaited();
     if (batch === null) return fn();
     batch.settled.push(vehicleId === undefined ? fn : { vehicleId, fn });
-    if (batch === this.pending) this.scheduleSoon();
+    if (batch === this.pending && soon) this.scheduleSoon();
   }
 
   /**

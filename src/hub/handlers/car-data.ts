@@ -40,7 +40,9 @@ export function storeAndForward(
   const elsewhere = hub.interestedElsewhere(link.vehicleId);
   const observed = !paranoid && hub.carData.active;
   if (!live && clients === null && !elsewhere && !observed) return;
-  hub.store.afterCommit(() => {
+  // only observers to tell (nobody waits to see it): at the buffer's own pace, no extra commit
+  const after = live || clients !== null || elsewhere ? hub.store.afterCommit : hub.store.afterLaterCommit;
+  after.call(hub.store, () => {
     const event: LiveEvent | undefined = paranoid ? undefined : { kind: 'record', code, data: payload, time };
     if (live && event) hub.emitLiveNow(link.vehicleId, event);
     const of: StoredRef = { code, data: payload, time };
