@@ -14,41 +14,26 @@
  *   (`log:<start>`). A live session that a late log completes keeps its key.
  */
 import { round1, thin } from './log-fields.js';
-import type { ChargeSample, ChargeSession, DistanceUnits, DriveSession, GeoPoint, PathPoint } from './types.js';
+import type { ChargeSession, DistanceUnits, DriveSession } from './types.js';
 
 /** What one source says about a drive. `end` null: still open; `seen` the time of its newest data. */
-export interface DriveMember {
+export interface DriveMember
+  extends Pick<
+    DriveSession,
+    | 'startOdometer' | 'endOdometer' | 'distance' | 'socStart' | 'socEnd' | 'energyUsed' | 'energyRecovered'
+    | 'maxSpeed' | 'from' | 'to' | 'soh' | 'path'
+  > {
   start: number;
   end: number | null;
   seen: number;
-  startOdometer: number | null;
-  endOdometer: number | null;
-  distance: number | null;
-  socStart: number | null;
-  socEnd: number | null;
-  energyUsed: number | null;
-  energyRecovered: number | null;
-  maxSpeed: number | null;
-  from: GeoPoint | null;
-  to: GeoPoint | null;
-  soh: number | null;
-  path: PathPoint[];
 }
 
 /** What one source says about a charge. */
-export interface ChargeMember {
+export interface ChargeMember
+  extends Pick<ChargeSession, 'socStart' | 'socEnd' | 'energyAdded' | 'energyFromGrid' | 'maxPower' | 'chargeKind' | 'at' | 'soh' | 'samples'> {
   start: number;
   end: number | null;
   seen: number;
-  socStart: number | null;
-  socEnd: number | null;
-  energyAdded: number | null;
-  energyFromGrid: number | null;
-  maxPower: number | null;
-  chargeKind: 'ac' | 'dc' | null;
-  at: GeoPoint | null;
-  soh: number | null;
-  samples: ChargeSample[];
 }
 
 /** Seconds two parts may lie apart and still be one session (clocks of the car and the server). */
