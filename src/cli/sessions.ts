@@ -14,14 +14,6 @@ import { Progress } from '../import/progress.js';
 import type { Store } from '../store/store.js';
 import { addStoreOptions, requireStoreOf, say, validateVehicleId, withStore, type StoreCommandOptions } from './shared-options.js';
 
-/** The records a rebuild of the vehicle reads. */
-async function trackedRecords(store: Store, vehicleId: string): Promise<number> {
-  const types = new Set(TRACKED_TYPES.map((t) => t.toLowerCase()));
-  let total = 0;
-  for (const row of await store.summarizeHistorical(vehicleId, 0)) if (types.has(row.type.toLowerCase())) total += row.totalRecords;
-  return total;
-}
-
 export async function rebuildSessions(store: Store, ids: readonly string[], err: NodeJS.WriteStream = process.stderr): Promise<{ drives: number; charges: number; records: number }> {
   const vehicles = ids.length > 0 ? ids : (await store.listVehicles()).map((v) => v.id);
   for (const id of ids) if (!(await store.getVehicle(id))) throw new VtsError('VTS_ERR_UNKNOWN_VEHICLE', `no vehicle ${id}`);
@@ -29,7 +21,7 @@ export async function rebuildSessions(store: Store, ids: readonly string[], err:
   const total = { drives: 0, charges: 0, records: 0 };
   const now = Math.floor(Date.now() / 1000);
   for (const id of vehicles) {
-    progress.start(id, await trackedRecords(store, id));
+    progress.start(id, await store.countHistorical(id, TRACKED_TYPES));
     let seen = 0;
     const done = await rebuildVehicle(store, id, now, (records) => {
       progress.advance(records - seen);

@@ -3,7 +3,7 @@
  * so that memory stays flat however long the history (a rebuild reads years of it).
  */
 import { TRACKED_TYPES, type SessionInput } from '../core/drives/tracker.js';
-import type { HistoricalPosition, HistoricalRecord, Store } from '../store/store.js';
+import type { HistoricalEntry, HistoricalPosition, Store } from '../store/store.js';
 
 /** Records read per query and type. */
 const PAGE = 5000;
@@ -11,7 +11,7 @@ const PAGE = 5000;
 interface Cursor {
   rank: number;
   type: string;
-  page: HistoricalRecord[];
+  page: HistoricalEntry[];
   at: number;
   after: HistoricalPosition | null;
   done: boolean;
@@ -40,7 +40,7 @@ export async function* trackedBatches(store: Store, vehicleId: string, since = 0
     // merge until a cursor with more to read runs out of its page
     for (;;) {
       let best: Cursor | undefined;
-      let bestRec: HistoricalRecord | undefined;
+      let bestRec: HistoricalEntry | undefined;
       let starved = false;
       for (const c of cursors) {
         const rec = c.page[c.at];

@@ -50,6 +50,11 @@ export interface HistoricalPosition {
   recordNumber: number;
 }
 
+/** A stored record as a page of one vehicle's records of one type gives it. */
+export interface HistoricalEntry extends HistoricalPosition {
+  data: string;
+}
+
 export interface Store {
   // --- owners (users) ---
   /** @throws VtsError VTS_ERR_DUPLICATE_USER */
@@ -126,7 +131,9 @@ export interface Store {
    * start), at most `limit`, in that order: for reading a long history with flat memory
    * (`vts sessions rebuild`). Stored records only (not the traffic counters' rows).
    */
-  pageHistorical(vehicleId: string, type: string, after: HistoricalPosition | null, limit: number): Promise<HistoricalRecord[]>;
+  pageHistorical(vehicleId: string, type: string, after: HistoricalPosition | null, limit: number): Promise<HistoricalEntry[]>;
+  /** How many stored records of these types the vehicle has (counted on the index; for progress bars). */
+  countHistorical(vehicleId: string, types: readonly string[]): Promise<number>;
   /** Deletes at most `limit` records that expired before `now`; returns how many. */
   purgeExpiredHistorical(now: number, limit: number): Promise<number>;
 

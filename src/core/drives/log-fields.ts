@@ -3,7 +3,7 @@
  * §3.1–3.3) and from the firmware's trip and grid logs (§3.11; field order in issue 28). Pure
  * parsing: a missing, empty or non-numeric field reads as null.
  */
-import { numberAt, splitFields } from '../records/fields.js';
+import { numberAt } from '../records/fields.js';
 import type { DistanceUnits, GeoPoint } from './types.js';
 
 export interface SFields {
@@ -65,7 +65,7 @@ export interface GridLog {
 export const CHARGING_STATES: ReadonlySet<string> = new Set(['charging', 'topoff']);
 
 const num = (f: readonly string[], n: number): number | null => numberAt(f, n - 1);
-const text = (f: readonly string[], n: number): string | null => {
+const text = (f: readonly (string | undefined)[], n: number): string | null => {
   const t = f[n - 1];
   return t === undefined || t.trim() === '' ? null : t.trim().toLowerCase();
 };
@@ -77,34 +77,59 @@ export function position(lat: number | null, lon: number | null): GeoPoint | nul
   return { lat, lon };
 }
 
+/**
+ * The 1-based fields `wanted` (ascending) of a comma-separated line, in that order, without
+ * splitting the rest (a live record is read at every arrival; `S` has some forty fields).
+ */
+export function pickFields(data: string, wanted: readonly number[]): (string | undefined)[] {
+  const out: (string | undefined)[] = new Array<string | undefined>(wanted.length).fill(undefined);
+  let start = 0;
+  let n = 1;
+  for (let i = 0; i < wanted.length && start <= data.length; i++) {
+    const w = wanted[i] as number;
+    for (; n < w; n++) {
+      const comma = data.indexOf(',', start);
+      if (comma < 0) return out;
+      start = comma + 1;
+    }
+    const comma = data.indexOf(',', start);
+    out[i] = data.slice(start, comma < 0 ? data.length : comma);
+  }
+  return out;
+}
+
+const S_FIELDS = [1, 2, 5, 6, 12, 32, 34, 35, 39] as const;
+const D_FIELDS = [1, 8] as const;
+const L_FIELDS = [1, 2, 7, 11, 12] as const;
+
 export function parseS(data: string): SFields {
-  const f = splitFields(data);
+  const f = pickFields(data, S_FIELDS);
   const u = text(f, 2);
-  const tenths = num(f, 12);
-  const input = num(f, 35);
-  const output = num(f, 32);
+  const tenths = numberAt(f, 4);
+  const input = numberAt(f, 7);
+  const output = numberAt(f, 5);
   return {
-    soc: num(f, 1),
+    soc: numberAt(f, 0),
     units: u === 'k' ? 'K' : u === 'm' ? 'M' : null,
-    chargeState: text(f, 5),
-    chargeMode: text(f, 6),
+    chargeState: text(f, 3),
+    chargeMode: text(f, 4),
     chargedKwh: tenths === null ? null : tenths / 10,
-    gridKwh: num(f, 39),
+    gridKwh: numberAt(f, 8),
     power: input !== null && input > 0 ? input : output === null ? null : Math.abs(output),
-    soh: positive(num(f, 34)),
+    soh: positive(numberAt(f, 6)),
   };
 }
 
 export function parseD(data: string): DFields {
-  const f = splitFields(data);
-  const doors1 = num(f, 1);
-  const odo = num(f, 8);
+  const f = pickFields(data, D_FIELDS);
+  const doors1 = numberAt(f, 0);
+  const odo = numberAt(f, 1);
   return { ignition: doors1 === null ? null : (doors1 & 0x80) !== 0, odometer: odo !== null && odo > 0 ? odo : null };
 }
 
 export function parseL(data: string): LFields {
-  const f = splitFields(data);
-  return { position: position(num(f, 1), num(f, 2)), speed: num(f, 7), used: num(f, 11), recovered: num(f, 12) };
+  const f = pickFields(data, L_FIELDS);
+  return { position: position(numberAt(f, 0), numberAt(f, 1)), speed: numberAt(f, 2), used: numberAt(f, 3), recovered: numberAt(f, 4) };
 }
 
 /** How many fields the logs have after the lifetime: more means the location name (field 5) held commas. */

@@ -40,7 +40,7 @@ export function copyFields(body: RecordBody, fields: readonly string[], map: rea
 }
 
 /** A 0-based field as a finite number, or null when it is missing, empty or not a number. */
-export function numberAt(fields: readonly string[], index: number): number | null {
+export function numberAt(fields: readonly (string | undefined)[], index: number): number | null {
   const t = fields[index];
   if (t === undefined || t.trim() === '') return null;
   const n = Number(t);

@@ -15,7 +15,7 @@ import {
   type SummaryRow,
   type UtilisationDbRow,
 } from '../rows.js';
-import type { CommandAuditEntry, HistoricalPosition, HistoricalRecord, HistoricalSummary, UtilisationRow } from '../store.js';
+import type { CommandAuditEntry, HistoricalEntry, HistoricalPosition, HistoricalRecord, HistoricalSummary, UtilisationRow } from '../store.js';
 import { changedRows, type PgAccess } from './pg-connection.js';
 
 export class PgRecords {
@@ -46,17 +46,24 @@ export class PgRecords {
     return rows.map((r) => toHistorical(vid, r));
   }
 
-  async pageHistorical(vehicleId: string, type: string, after: HistoricalPosition | null, limit: number): Promise<HistoricalRecord[]> {
-    const vid = vehicleId.toUpperCase();
+  async pageHistorical(vehicleId: string, type: string, after: HistoricalPosition | null, limit: number): Promise<HistoricalEntry[]> {
     const time = after ? bound(after.time) : -Number.MAX_SAFE_INTEGER;
     const rec = after ? after.recordNumber : -Number.MAX_SAFE_INTEGER;
-    const rows = await this.pg.read<HistoricalRow>(
-      `SELECT type, record_number, time, data, expires FROM historical
-       WHERE vehicle_id = $1 AND lower(type) = lower($2::text COLLATE "C") AND (time > $3 OR (time = $3 AND record_number > $4))
+    const rows = await this.pg.read<{ time: number; record_number: number; data: string }>(
+      `SELECT time, record_number, data FROM historical
+       WHERE vehicle_id = $1 AND lower(type) = lower($2::text COLLATE "C") AND (time, record_number) > ($3, $4)
        ORDER BY time, record_number LIMIT $5`,
-      [vid, type, time, rec, Math.max(1, Math.floor(limit))],
+      [vehicleId.toUpperCase(), type, time, rec, Math.max(1, Math.floor(limit))],
     );
-    return rows.map((r) => toHistorical(vid, r));
+    return rows.map((r) => ({ time: r.time, recordNumber: r.record_number, data: r.data }));
+  }
+
+  async countHistorical(vehicleId: string, types: readonly string[]): Promise<number> {
+    const rows = await this.pg.read<{ n: string }>(
+      `SELECT count(*) AS n FROM historical WHERE vehicle_id = $1 AND lower(type) = ANY($2::text[])`,
+      [vehicleId.toUpperCase(), [...new Set(types.map((t) => t.toLowerCase()))]],
+    );
+    return Number(rows[0]?.n ?? 0);
   }
 
   async purgeExpiredHistorical(now: number, limit: number): Promise<number> {

@@ -23,6 +23,7 @@ import type {
   AutoProvisionRecord,
   CarMessage,
   CommandAuditEntry,
+  HistoricalEntry,
   HistoricalPosition,
   HistoricalRecord,
   HistoricalSummary,
@@ -174,9 +175,14 @@ export class PgStore extends BufferedStore implements Store {
     return this.records.getHistorical(vehicleId, type, since);
   }
 
-  async pageHistorical(vehicleId: string, type: string, after: HistoricalPosition | null, limit: number): Promise<HistoricalRecord[]> {
+  async pageHistorical(vehicleId: string, type: string, after: HistoricalPosition | null, limit: number): Promise<HistoricalEntry[]> {
     await this.flushed();
     return this.records.pageHistorical(vehicleId, type, after, limit);
+  }
+
+  async countHistorical(vehicleId: string, types: readonly string[]): Promise<number> {
+    await this.flushed();
+    return this.records.countHistorical(vehicleId, types);
   }
 
   async purgeExpiredHistorical(now: number, limit: number): Promise<number> {

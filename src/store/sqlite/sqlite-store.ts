@@ -24,6 +24,7 @@ import type {
   ApiToken,
   CarMessage,
   CommandAuditEntry,
+  HistoricalEntry,
   HistoricalPosition,
   HistoricalRecord,
   HistoricalSummary,
@@ -232,9 +233,14 @@ export class SqliteStore extends BufferedStore implements Store {
     return this.records.getHistorical(vehicleId, type, since);
   }
 
-  async pageHistorical(vehicleId: string, type: string, after: HistoricalPosition | null, limit: number): Promise<HistoricalRecord[]> {
+  async pageHistorical(vehicleId: string, type: string, after: HistoricalPosition | null, limit: number): Promise<HistoricalEntry[]> {
     await this.flushedAll();
     return this.records.pageHistorical(vehicleId, type, after, limit);
+  }
+
+  async countHistorical(vehicleId: string, types: readonly string[]): Promise<number> {
+    await this.flushedAll();
+    return this.records.countHistorical(vehicleId, types);
   }
 
   async purgeExpiredHistorical(now: number, limit: number): Promise<number> {
