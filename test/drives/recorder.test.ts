@@ -58,9 +58,7 @@ test('after a scripted day the owner sees the drives and charges a rebuild of th
 
   // a rebuild from the stored history changes nothing, ids included
   const { store } = s.t.server;
-  console.log('KEYS-LIVE', JSON.stringify((await store.drives.listDrives('TESTCAR', 0, 2e9)).map((d) => [d.id, d.key])));
   await rebuildSessions(store, ['TESTCAR'], { write: () => true, isTTY: false } as unknown as NodeJS.WriteStream);
-  console.log('KEYS-REBUILT', JSON.stringify((await store.drives.listDrives('TESTCAR', 0, 2e9)).map((d) => [d.id, d.key])));
   assert.deepEqual(await s.json<DriveJson[]>(path('drives', now)), drives);
   assert.deepEqual(await s.json<ChargeJson[]>(path('charges', now)), charges);
 });
