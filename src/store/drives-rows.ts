@@ -4,7 +4,7 @@
  *
  * A session's row (`sessions`): its vehicle, kind and key (unique together), start and end (the
  * columns the list query and its index use), `body` (the session as JSON without its path or
- * samples); its `detail` (the path or the samples as JSON) in a row of `session_details`, read only
+ * samples), `rev` (bumped at every write of the row: what a list's memo checks); its `detail` (the path or the samples as JSON) in a row of `session_details`, read only
  * when asked for. A place's row: its owner and `body` (the PlaceInput as JSON). JSON keeps numbers
  * as they were written.
  */
@@ -68,41 +68,69 @@ export interface SessionRow {
   detail?: string | null;
 }
 
-/**
- * Sessions already read, by row id, while their row's text is the same: a list of a year of drives
- * (2,000 rows) is read again and again by the dashboard, and making the objects from the JSON was
- * most of its cost. Only sessions read without their path or samples; bounded, the oldest entries
- * leave first. The objects are frozen and shared: whoever wants a changed one makes a copy (as
- * tagSession does).
- */
-const MEMO_LIMIT = 20_000;
-const memo = new Map<number, { text: string; vehicleId: string; session: StoredSession }>();
+/** A row of the list's first step: which sessions, at which revision (bumped at every write of the row). */
+export interface SessionRevision {
+  id: number;
+  rev: number;
+}
 
-function remembered<S extends StoredSession>(r: SessionRow, make: () => S): S {
-  if (r.detail) return make();
-  const hit = memo.get(r.id);
-  if (hit && hit.text === r.body && hit.vehicleId === r.vehicle_id) return hit.session as S;
-  const session = Object.freeze(make()) as S;
-  if (hit) memo.delete(r.id);
-  else if (memo.size >= MEMO_LIMIT) memo.delete(memo.keys().next().value as number);
-  memo.set(r.id, { text: r.body, vehicleId: r.vehicle_id, session });
-  return session;
+/** A row of the list's second step: the sessions not remembered at their revision. */
+export interface RevisedRow extends SessionRow {
+  rev: number;
 }
 
 export function toStoredDrive(r: SessionRow): StoredDrive {
-  return remembered(r, () => {
-    const body = JSON.parse(r.body) as Omit<DriveSession, 'path'>;
-    const path = r.detail ? (JSON.parse(r.detail) as DriveSession['path']) : [];
-    return { ...body, id: r.id, vehicleId: r.vehicle_id, path };
-  });
+  const body = JSON.parse(r.body) as Omit<DriveSession, 'path'>;
+  const path = r.detail ? (JSON.parse(r.detail) as DriveSession['path']) : [];
+  return { ...body, id: r.id, vehicleId: r.vehicle_id, path };
 }
 
 export function toStoredCharge(r: SessionRow): StoredCharge {
-  return remembered(r, () => {
-    const body = JSON.parse(r.body) as Omit<ChargeSession, 'samples'>;
-    const samples = r.detail ? (JSON.parse(r.detail) as ChargeSession['samples']) : [];
-    return { ...body, id: r.id, vehicleId: r.vehicle_id, samples };
-  });
+  const body = JSON.parse(r.body) as Omit<ChargeSession, 'samples'>;
+  const samples = r.detail ? (JSON.parse(r.detail) as ChargeSession['samples']) : [];
+  return { ...body, id: r.id, vehicleId: r.vehicle_id, samples };
+}
+
+const MEMO_LIMIT = 20_000;
+
+/**
+ * The sessions a store has read for its lists (without path or samples), by row id and revision:
+ * a list of a year of drives (2,000 rows) is read again and again by the dashboard, and reading
+ * the bodies and making the objects was most of its cost. A list first reads the ids and revisions
+ * in its range (from the list index alone), then the rows of those not remembered at that
+ * revision. One per store (ids are only unique within a database); bounded, the oldest entries
+ * leave first. The objects are frozen and shared: whoever wants a changed one makes a copy (as
+ * tagSession does), and the HTTP layer may key its own caches on them.
+ */
+export class SessionMemo {
+  private readonly memo = new Map<number, { rev: number; session: StoredSession }>();
+
+  /**
+   * The sessions of the list, in its order: remembered ones at once, the others from `fetch`
+   * (given their ids; a row gone meanwhile is left out).
+   */
+  async list<S extends StoredSession>(
+    revisions: readonly SessionRevision[],
+    fetch: (ids: number[]) => RevisedRow[] | Promise<RevisedRow[]>,
+    make: (r: SessionRow) => S,
+  ): Promise<S[]> {
+    const missing: number[] = [];
+    for (const r of revisions) if (this.memo.get(r.id)?.rev !== r.rev) missing.push(r.id);
+    if (missing.length > 0) for (const row of await fetch(missing)) this.remember(row, make);
+    const out: S[] = [];
+    for (const r of revisions) {
+      const hit = this.memo.get(r.id);
+      if (hit) out.push(hit.session as S);
+    }
+    return out;
+  }
+
+  private remember<S extends StoredSession>(row: RevisedRow, make: (r: SessionRow) => S): void {
+    const session: StoredSession = Object.freeze(make(row)) as S;
+    if (this.memo.has(row.id)) this.memo.delete(row.id);
+    else if (this.memo.size >= MEMO_LIMIT) this.memo.delete(this.memo.keys().next().value as number);
+    this.memo.set(row.id, { rev: row.rev, session });
+  }
 }
 
 /**
@@ -126,6 +154,13 @@ export function listRange(from: number, to: number): [number, number] | undefine
  */
 export function listSql(p: (i: number) => string, withDetail: boolean): string {
   return `SELECT id, vehicle_id, body${withDetail ? ', detail FROM sessions LEFT JOIN session_details ON session_id = id' : ' FROM sessions'}
+   WHERE vehicle_id = ${p(1)} AND kind = ${p(2)} AND ${END_KEY} >= ${p(3)} AND start_time <= ${p(4)}
+   ORDER BY start_time, id`;
+}
+
+/** The first step of a list without details (SessionMemo): the same sessions as listSql, only their ids and revisions (all in the index). */
+export function revisionsSql(p: (i: number) => string): string {
+  return `SELECT id, rev FROM sessions
    WHERE vehicle_id = ${p(1)} AND kind = ${p(2)} AND ${END_KEY} >= ${p(3)} AND start_time <= ${p(4)}
    ORDER BY start_time, id`;
 }

@@ -8,7 +8,10 @@
 import { chargeJson, chargesCsv } from '../../core/drives/export.js';
 import type { ChargeSample } from '../../core/drives/types.js';
 import { ownVehicle, type ApiCall, type ApiRoute } from '../api-call.js';
+import type { StoredCharge } from '../../store/drives-store.js';
 import { sendCsv } from '../records-csv.js';
+import { status } from '../reply.js';
+import { RenderedLists } from './rendered-lists.js';
 import { notYours } from './session.js';
 import { badInput, idOf, LIST_SPAN, listFormat, MAX_LIST_SPAN, notFound, requestRange, safeFilename, sendOrdered } from './sessions-common.js';
 
@@ -24,10 +27,17 @@ async function list(call: ApiCall, vehicleId: string) {
   if ('field' in range) return badInput(call, range.message);
   const [charges, places] = await Promise.all([ctx.store.drives.listCharges(vehicleId, range.from, range.to, false), ctx.store.drives.listPlaces(call.principal.ownerId)]);
   const now = ctx.hub.seconds();
-  const rows = charges.map((c) => chargeJson(c, places, now));
-  if (format === 'csv') return sendCsv(call.reply, safeFilename(`charges-${vehicleId}-${range.from}-${range.to}`) + '.csv', chargesCsv(rows));
-  return sendOrdered(call.reply, 200, rows);
+  if (format === 'csv') {
+    const rows = charges.map((c) => chargeJson(c, places, now));
+    return sendCsv(call.reply, safeFilename(`charges-${vehicleId}-${range.from}-${range.to}`) + '.csv', chargesCsv(rows));
+  }
+  // the place names are what a charge's JSON depends on
+  const context = places.map((p) => `${p.id}:${p.name}`).join('|');
+  const body = rendered.body({ vehicleId, ...range }, charges, context, (c) => JSON.stringify(chargeJson(c, places, now)));
+  return status(call.reply, 200).header('content-type', 'application/json').send(body);
 }
+
+const rendered = new RenderedLists<StoredCharge>((c) => c.end !== null);
 
 export const charges: ApiRoute = {
   async handler(call) {

@@ -10,7 +10,8 @@ import { driveGpx, driveJson, drivesCsv, type DriveJson } from '../../core/drive
 import type { StoredDrive } from '../../store/drives-store.js';
 import { ownVehicle, type ApiCall, type ApiRoute } from '../api-call.js';
 import { sendCsv } from '../records-csv.js';
-import { sendJsonText, status } from '../reply.js';
+import { status } from '../reply.js';
+import { RenderedLists } from './rendered-lists.js';
 import { notYours } from './session.js';
 import { badInput, capacityFor, idOf, LIST_SPAN, listFormat, MAX_LIST_SPAN, notFound, requestRange, safeFilename, sendOrdered } from './sessions-common.js';
 
@@ -29,21 +30,13 @@ async function list(call: ApiCall, vehicleId: string) {
     const rows = drives.map((d) => driveJson(d, places, capacity, now));
     return sendCsv(call.reply, safeFilename(`drives-${vehicleId}-${range.from}-${range.to}`) + '.csv', drivesCsv(rows));
   }
-  // each finished drive's JSON is remembered with the drive (the store hands out the same object
-  // while its row is unchanged) for the same places and capacity: a year's list is mostly joins
+  // the places and capacity that a drive's JSON depends on
   const context = `${capacity}|${places.map((p) => `${p.id}:${p.name}`).join('|')}`;
-  const parts = drives.map((d) => {
-    const hit = rendered.get(d);
-    if (hit && hit.context === context) return hit.json;
-    const json = JSON.stringify(driveJson(d, places, capacity, now));
-    if (d.end !== null) rendered.set(d, { context, json });
-    return json;
-  });
-  return sendJsonText(call.reply, 200, `[${parts.join(',')}]\n`);
+  const body = rendered.body({ vehicleId, ...range }, drives, context, (d) => JSON.stringify(driveJson(d, places, capacity, now)));
+  return status(call.reply, 200).header('content-type', 'application/json').send(body);
 }
 
-/** Drives as JSON, by the (shared, unchanging) object the store gave: see `list`. */
-const rendered = new WeakMap<StoredDrive, { context: string; json: string }>();
+const rendered = new RenderedLists<StoredDrive>((d) => d.end !== null);
 
 /** One drive as JSON with its route; undefined when the vehicle has no such drive. */
 async function oneDrive(call: ApiCall, vehicleId: string, id: number | null): Promise<DriveJson | undefined> {

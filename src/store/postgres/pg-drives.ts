@@ -21,12 +21,16 @@ import {
   oneSql,
   placeBody,
   retaggedBody,
+  revisionsSql,
+  SessionMemo,
   toPlace,
   toStoredCharge,
   toStoredDrive,
   uniqueByKey,
   type PlaceRow,
+  type RevisedRow,
   type SessionColumns,
+  type SessionRevision,
   type SessionRow,
 } from '../drives-rows.js';
 import { nowSeconds } from '../rows.js';
@@ -49,7 +53,7 @@ async function putSessions(c: PoolClient, vid: string, columns: readonly Session
        INSERT INTO sessions (vehicle_id, kind, key, start_time, end_time, body)
        SELECT $1, kind, key, start_time, end_time, body FROM x
        ON CONFLICT (vehicle_id, kind, key) DO UPDATE SET start_time = excluded.start_time, end_time = excluded.end_time,
-         body = excluded.body
+         body = excluded.body, rev = sessions.rev + 1
        RETURNING id, kind, key
      )
      INSERT INTO session_details (session_id, detail)
@@ -86,6 +90,8 @@ async function applyOps(c: PoolClient, vid: string, ops: readonly SessionOp[]): 
 }
 
 export class PgDrivesStore implements DrivesStore {
+  private readonly memo = new SessionMemo();
+
   constructor(private readonly db: PgAccess) {}
 
   /** Nothing (an id that no row can have, which PostgreSQL would refuse as a bigint), once the store is known to be open. */
@@ -151,17 +157,20 @@ export class PgDrivesStore implements DrivesStore {
     });
   }
 
-  private async list(vehicleId: string, kind: SessionKind, from: number, to: number, detailed: boolean): Promise<SessionRow[]> {
+  private async list<S extends StoredSession>(vehicleId: string, kind: SessionKind, from: number, to: number, detailed: boolean, make: (r: SessionRow) => S): Promise<S[]> {
     const range = listRange(from, to);
     if (!range) {
       this.db.open();
       return [];
     }
-    return this.db.read<SessionRow>(listSql(P, detailed), [vehicleId.toUpperCase(), kind, ...range]);
+    const args = [vehicleId.toUpperCase(), kind, ...range];
+    if (detailed) return (await this.db.read<SessionRow>(listSql(P, true), args)).map(make);
+    const revisions = await this.db.read<SessionRevision>(revisionsSql(P), args);
+    return this.memo.list(revisions, (ids) => this.db.read<RevisedRow>('SELECT id, vehicle_id, body, rev FROM sessions WHERE id = ANY ($1::bigint[])', [ids]), make);
   }
 
   async listDrives(vehicleId: string, from: number, to: number, withPath = false): Promise<StoredDrive[]> {
-    return (await this.list(vehicleId, 'drive', from, to, withPath)).map(toStoredDrive);
+    return this.list(vehicleId, 'drive', from, to, withPath, toStoredDrive);
   }
 
   async getDrive(vehicleId: string, id: number): Promise<StoredDrive | undefined> {
@@ -171,7 +180,7 @@ export class PgDrivesStore implements DrivesStore {
   }
 
   async listCharges(vehicleId: string, from: number, to: number, withSamples = false): Promise<StoredCharge[]> {
-    return (await this.list(vehicleId, 'charge', from, to, withSamples)).map(toStoredCharge);
+    return this.list(vehicleId, 'charge', from, to, withSamples, toStoredCharge);
   }
 
   async getCharge(vehicleId: string, id: number): Promise<StoredCharge | undefined> {
@@ -206,7 +215,7 @@ export class PgDrivesStore implements DrivesStore {
         bodies.push(body);
       }
       if (ids.length === 0) return;
-      await c.query('UPDATE sessions s SET body = x.body FROM unnest($1::bigint[], $2::text[]) AS x (id, body) WHERE s.id = x.id', [ids, bodies]);
+      await c.query('UPDATE sessions s SET body = x.body, rev = s.rev + 1 FROM unnest($1::bigint[], $2::text[]) AS x (id, body) WHERE s.id = x.id', [ids, bodies]);
     });
   }
 

@@ -276,6 +276,15 @@ export const PG_MIGRATIONS: readonly { description: string; sql: string }[] = [
       CREATE INDEX places_owner ON places (owner_id, id);
     `,
   },
+  {
+    description: 'session revisions',
+    sql: `
+      -- A session row's revision (see the SQLite schema).
+      ALTER TABLE sessions ADD COLUMN rev bigint NOT NULL DEFAULT 0;
+      DROP INDEX sessions_span;
+      CREATE INDEX sessions_span ON sessions (vehicle_id, kind, coalesce(end_time, 9000000000000000), start_time, rev);
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -308,6 +308,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX places_owner ON places (owner_id, id);
     `,
   },
+  {
+    description: 'session revisions',
+    sql: `
+      -- A session row's revision, bumped at every write of it: a list reads the ids and revisions
+      -- from its index and only the bodies it has not read at that revision (src/store/drives-rows.ts).
+      ALTER TABLE sessions ADD COLUMN rev INTEGER NOT NULL DEFAULT 0;
+      DROP INDEX sessions_span;
+      CREATE INDEX sessions_span ON sessions (vehicle_id, kind, coalesce(end_time, 9000000000000000), start_time, rev);
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -19,13 +19,17 @@ import {
   oneSql,
   placeBody,
   retaggedBody,
+  revisionsSql,
+  SessionMemo,
   sessionColumns,
   toPlace,
   toStoredCharge,
   toStoredDrive,
   uniqueByKey,
   type PlaceRow,
+  type RevisedRow,
   type SessionColumns,
+  type SessionRevision,
   type SessionRow,
 } from '../drives-rows.js';
 import { nowSeconds } from '../rows.js';
@@ -46,7 +50,7 @@ function prepareStatements(db: Database.Database) {
     upsert: db.prepare<[string, string, string, number, number | null, string], { id: number }>(
       `INSERT INTO sessions (vehicle_id, kind, key, start_time, end_time, body) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (vehicle_id, kind, key) DO UPDATE SET start_time = excluded.start_time, end_time = excluded.end_time,
-         body = excluded.body
+         body = excluded.body, rev = rev + 1
        RETURNING id`,
     ),
     putDetail: db.prepare<[number, string]>(
@@ -56,11 +60,12 @@ function prepareStatements(db: Database.Database) {
     remove: db.prepare<[string, string, string]>('DELETE FROM sessions WHERE vehicle_id = ? AND kind = ? AND key = ?'),
     keys: db.prepare<[string, number], { id: number; kind: string; key: string }>('SELECT id, kind, key FROM sessions WHERE vehicle_id = ? AND start_time >= ?'),
     removeId: db.prepare<[number]>('DELETE FROM sessions WHERE id = ?'),
-    list: db.prepare<[string, string, number, number], SessionRow>(listSql(P, false)),
+    revisions: db.prepare<[string, string, number, number], SessionRevision>(revisionsSql(P)),
+    revised: db.prepare<[string], RevisedRow>('SELECT id, vehicle_id, body, rev FROM sessions WHERE id IN (SELECT value FROM json_each(?))'),
     listDetailed: db.prepare<[string, string, number, number], SessionRow>(listSql(P, true)),
     one: db.prepare<[string, string, number], SessionRow>(oneSql(P)),
     tagged: db.prepare<[string, number], { kind: string; body: string }>('SELECT kind, body FROM sessions WHERE vehicle_id = ? AND id = ?'),
-    retag: db.prepare<[string, number]>('UPDATE sessions SET body = ? WHERE id = ?'),
+    retag: db.prepare<[string, number]>('UPDATE sessions SET body = ?, rev = rev + 1 WHERE id = ?'),
 
     // places
     places: db.prepare<[number], PlaceRow>('SELECT id, body FROM places WHERE owner_id = ? ORDER BY id'),
@@ -74,6 +79,7 @@ type Statements = ReturnType<typeof prepareStatements>;
 
 export class SqliteDrivesStore implements DrivesStore {
   private readonly s: Statements;
+  private readonly memo = new SessionMemo();
   private readonly commitTx: (vid: string, expectedSeq: number, state: string, ops: readonly SessionOp[]) => number | null;
   private readonly replaceTx: (vid: string, sessions: readonly Session[], state: string, since: number) => number;
   private readonly retagTx: (vid: string, sessions: readonly StoredSession[]) => void;
@@ -148,14 +154,16 @@ export class SqliteDrivesStore implements DrivesStore {
     return this.ofVehicle(vid, () => this.replaceTx(vid, sessions, state, since));
   }
 
-  private list(vid: string, kind: SessionKind, from: number, to: number, detailed: boolean): SessionRow[] {
+  private list<S extends StoredSession>(vid: string, kind: SessionKind, from: number, to: number, detailed: boolean, make: (r: SessionRow) => S): Promise<S[]> | S[] {
     this.open();
     const range = listRange(from, to);
-    return range ? (detailed ? this.s.listDetailed : this.s.list).all(vid.toUpperCase(), kind, ...range) : [];
+    if (!range) return [];
+    if (detailed) return this.s.listDetailed.all(vid.toUpperCase(), kind, ...range).map(make);
+    return this.memo.list(this.s.revisions.all(vid.toUpperCase(), kind, ...range), (ids) => this.s.revised.all(JSON.stringify(ids)), make);
   }
 
   async listDrives(vehicleId: string, from: number, to: number, withPath = false): Promise<StoredDrive[]> {
-    return this.list(vehicleId, 'drive', from, to, withPath).map(toStoredDrive);
+    return this.list(vehicleId, 'drive', from, to, withPath, toStoredDrive);
   }
 
   async getDrive(vehicleId: string, id: number): Promise<StoredDrive | undefined> {
@@ -165,7 +173,7 @@ export class SqliteDrivesStore implements DrivesStore {
   }
 
   async listCharges(vehicleId: string, from: number, to: number, withSamples = false): Promise<StoredCharge[]> {
-    return this.list(vehicleId, 'charge', from, to, withSamples).map(toStoredCharge);
+    return this.list(vehicleId, 'charge', from, to, withSamples, toStoredCharge);
   }
 
   async getCharge(vehicleId: string, id: number): Promise<StoredCharge | undefined> {
