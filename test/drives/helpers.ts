@@ -9,6 +9,7 @@ import { GRID_LOG } from '../../src/core/drives/tracker.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { send } from '../http/helpers.js';
 import type { Arriving } from '../support/drive-records.js';
+import type { ServerConfig } from '../../src/server/server.js';
 
 export interface Clock {
   /** Epoch seconds. */
@@ -27,9 +28,13 @@ export interface DriveServer {
   settle(): Promise<void>;
 }
 
-/** Starts a server (or restarts one on the same database: `reuse`) with the vehicle TESTCAR of `demo`. */
-export async function driveServer(ctx: TestContext, clock: Clock, reuse?: TestServer): Promise<DriveServer> {
+/**
+ * Starts a server (or restarts one on the same database: `reuse`) with the vehicle TESTCAR of
+ * `demo`; `config` adds to the server's configuration (e.g. the embedded MQTT broker).
+ */
+export async function driveServer(ctx: TestContext, clock: Clock, reuse?: TestServer, config: Partial<ServerConfig> = {}): Promise<DriveServer> {
   const t = await startTestServer({
+    ...config,
     clock: () => clock.t * 1000,
     rateLimit: { burst: 0 },
     // the clock runs through a day: the API session must last
