@@ -27,7 +27,7 @@ import { reportMqttBridge, runMqttBridge } from './mqtt-bridge.js';
 import { reportClusterBench, runClusterBench } from './cluster.js';
 import { reportImport, runImportBench } from './import.js';
 import { reportPush, runPushBench } from './push.js';
-import { fillHistory, reportSessions, runDrivesList, runRebuild, runSessionsIngest, seedDrives } from './sessions.js';
+import { fillHistory, reportSessions, runDrivesList, runRebuild, runSessionsIngest, seedDrives, SESSIONS_ROUNDS } from './sessions.js';
 import { redisProblem } from './lib/bench-cluster.js';
 import { loadTool } from './lib/http-load.js';
 
@@ -110,7 +110,7 @@ async function main(): Promise<void> {
       MQTT_VEHICLES,
       3, // the cluster benchmark's latency cars
       !wanted || wanted === 'push' ? PUSH_VEHICLES + CARS : 1, // push: the alert cars, then the ingest cars
-      !wanted || wanted === 'sessions' ? CARS + 11 : 1, // sessions: the ingest cars, 10 with history, 1 with a year of drives
+      !wanted || wanted === 'sessions' ? 2 * SESSIONS_ROUNDS * CARS + 11 : 1, // sessions: the ingest cars of each round, 10 with history, 1 with a year of drives
       wanted === 'ingest' || wanted === 'http' || wanted === 'command' || wanted === 'mqtt' || wanted === 'push' || wanted === 'cluster' || wanted === 'import' || wanted === 'sessions' ? 1 : IDLE,
     );
     process.stderr.write(`provisioning ${count} vehicles in ${DATABASE.url === undefined ? dataDir : 'PostgreSQL'}...\n`);
@@ -237,12 +237,13 @@ async function main(): Promise<void> {
     if (!wanted || wanted === 'sessions') {
       const rows = Number(values['rebuild-rows']);
       process.stderr.write(`drives and charges: MP ingest of ${CARS} driving cars with --sessions off and on, a rebuild of ${rows} history rows, GET /api/drives...\n`);
-      const pair = await runSessionsIngest((args) => startServerProcess(dataDir, [...DATABASE.args, ...args]), ids.slice(0, CARS), PASSWORD, SECONDS);
-      const history = ids.slice(CARS, CARS + 10);
+      const rounds = 2 * SESSIONS_ROUNDS * CARS;
+      const pair = await runSessionsIngest((args) => startServerProcess(dataDir, [...DATABASE.args, ...args]), ids.slice(0, rounds), CARS, PASSWORD, SECONDS);
+      const history = ids.slice(rounds, rounds + 10);
       const filled = await fillHistory(dataDir, DATABASE.url, history, rows);
       process.stderr.write(`  ${rows} history rows written in ${filled.toFixed(1)} s; rebuilding...\n`);
       const rebuild = await runRebuild(dataDir, [...DATABASE.args, ...history], rows);
-      const yearCar = ids[CARS + 10]!;
+      const yearCar = ids[rounds + 10]!;
       await seedDrives(dataDir, DATABASE.url, yearCar);
       const server = await startServerProcess(dataDir, [...DATABASE.args, '--rate-limit-burst', '0']);
       try {

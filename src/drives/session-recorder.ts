@@ -12,13 +12,19 @@
  * commit is refused and the tracker starts again the same way. A vehicle without a checkpoint (a
  * server upgraded to this version, a vehicle imported) is rebuilt from its history first.
  *
+ * Live records are collapsed as the stored history keeps them: of each type, the last one of each
+ * second; a vehicle's second is fed (`S`, `D`, then `L`, the order a rebuild reads them in) when a
+ * record of a later second or a log comes, and at the latest a second later. So the tracker sees
+ * live what a rebuild or a restart sees from the history, and a car that sends hundreds of
+ * records a second costs it no more than one that sends three.
+ *
  * Records that arrive out of time order as history of the live types (a module sending its past
  * `S`/`D`/`L` as `h` records: `vts module --simulate day`) cannot be fed to a tracker that is
  * already past them: the vehicle is rebuilt a few seconds after the last of them. Firmware logs
  * arriving late are fed as they come; the tracker merges them.
  */
 import type { Logger } from 'pino';
-import { GRID_LOG, SessionTracker, TRIP_LOG } from '../core/drives/tracker.js';
+import { GRID_LOG, SessionTracker, TRIP_LOG, type SessionInput } from '../core/drives/tracker.js';
 import { tagSession } from '../core/drives/places.js';
 import type { SessionOp } from '../core/drives/types.js';
 import type { CarDataEvent, CarDataObserver } from '../hub/hub.js';
@@ -52,9 +58,14 @@ interface Track {
   /** Records waiting in the chain (for a load): later ones wait behind them. */
   waiting: number;
   rebuild?: NodeJS.Timeout;
+  /** The live records of the second `pendingAt` not fed yet: the last of each type. */
+  pending: Map<string, string> | null;
+  pendingAt: number;
 }
 
-const LIVE = new Set(['S', 'D', 'L']);
+/** The live types, in the order a second's records are fed (that of TRACKED_TYPES, as a rebuild reads them). */
+const LIVE_ORDER = ['S', 'D', 'L'] as const;
+const LIVE = new Set<string>(LIVE_ORDER);
 const LOGS = new Map([TRIP_LOG, GRID_LOG].map((t) => [t.toLowerCase(), t]));
 
 export class SessionRecorder {
@@ -64,6 +75,9 @@ export class SessionRecorder {
   private readonly rebuildDelay: number;
   private readonly idleSeconds: number;
   private timer: NodeJS.Timeout | undefined;
+  private flusher: NodeJS.Timeout | undefined;
+  /** The vehicles with live records not fed yet. */
+  private readonly unfed = new Set<Track>();
   private closed = false;
 
   constructor(
@@ -83,6 +97,8 @@ export class SessionRecorder {
     if (!this.timer && !this.closed) {
       this.timer = setInterval(() => this.tickAll(), this.tickSeconds * 1000);
       this.timer.unref();
+      this.flusher = setInterval(() => this.flushAll(), 1000);
+      this.flusher.unref();
     }
     return (event) => this.hear(event);
   }
@@ -94,12 +110,41 @@ export class SessionRecorder {
     const live = LIVE.has(code);
     if (!live && !LOGS.has(code.toLowerCase())) return;
     const track = this.track(event.vehicleId, event.ownerId);
-    track.heard = this.seconds();
+    // a live record's time is the time it was received
+    track.heard = live && !event.historical ? event.time : this.seconds();
     if (live && event.historical) {
       this.rebuildSoon(track);
       return;
     }
-    const input = { code, time: event.time, data: event.data };
+    if (live) {
+      if (track.pending && track.pendingAt !== event.time) this.flush(track);
+      (track.pending ??= new Map()).set(code, event.data);
+      track.pendingAt = event.time;
+      this.unfed.add(track);
+      return;
+    }
+    this.flush(track);
+    this.feed(track, { code, time: event.time, data: event.data });
+  }
+
+  /** Feeds the vehicle's pending second. */
+  private flush(track: Track): void {
+    const pending = track.pending;
+    if (!pending) return;
+    track.pending = null;
+    this.unfed.delete(track);
+    for (const code of LIVE_ORDER) {
+      const data = pending.get(code);
+      if (data !== undefined) this.feed(track, { code, time: track.pendingAt, data });
+    }
+  }
+
+  /** Feeds every pending second. */
+  private flushAll(): void {
+    for (const track of [...this.unfed]) this.flush(track);
+  }
+
+  private feed(track: Track, input: SessionInput): void {
     // the usual case: the tracker is in memory and nothing waits before this record; fed at once
     // (no promise per record), only what it changes waits for the store
     if (track.tracker && track.waiting === 0) return this.fed(track, track.tracker, track.tracker.feed(input));
@@ -117,6 +162,7 @@ export class SessionRecorder {
 
   /** Resolves once everything given to the recorder so far is done (tests, shutdown). */
   async settled(): Promise<void> {
+    this.flushAll();
     let chains: Promise<void>[] = [];
     // a step may queue further steps (a reload after a refused commit): wait until none are new
     do {
@@ -127,8 +173,10 @@ export class SessionRecorder {
 
   /** Waits for what is under way, checkpoints what is not saved yet, and stops. */
   async close(): Promise<void> {
+    this.flushAll();
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.flusher) clearInterval(this.flusher);
     for (const track of this.tracks.values()) {
       if (track.rebuild) clearTimeout(track.rebuild);
       this.then(track, async () => {
@@ -140,6 +188,7 @@ export class SessionRecorder {
 
   /** Ticks the trackers that wait on time, and lets idle ones go. */
   tickAll(): void {
+    this.flushAll();
     const now = this.seconds();
     for (const track of this.tracks.values()) {
       const tracker = track.tracker;
@@ -161,7 +210,7 @@ export class SessionRecorder {
   private track(vehicleId: string, ownerId: number): Track {
     let track = this.tracks.get(vehicleId);
     if (!track) {
-      track = { vehicleId, ownerId, tracker: null, seq: 0, savedAt: 0, heard: 0, chain: Promise.resolve(), waiting: 0 };
+      track = { vehicleId, ownerId, tracker: null, seq: 0, savedAt: 0, heard: 0, chain: Promise.resolve(), waiting: 0, pending: null, pendingAt: 0 };
       this.tracks.set(vehicleId, track);
     }
     track.ownerId = ownerId;

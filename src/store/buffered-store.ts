@@ -5,7 +5,7 @@
  * A store supplies how a batch is committed and how its connection is released.
  */
 import { VtsError } from '../errors.js';
-import type { CarMessage, HistoricalRecord, StoreOptions, UtilisationDelta } from './store.js';
+import type { CarMessage, CommitCallback, HistoricalRecord, StoreOptions, UtilisationDelta } from './store.js';
 import { WriteBehindBuffer, type WriteBatch } from './write-behind.js';
 
 const RESOLVED: Promise<void> = Promise.resolve();
@@ -108,6 +108,10 @@ export abstract class BufferedStore {
 
   afterLaterCommit(fn: () => void, vehicleId?: string): void {
     this.buffer.afterCommit(fn, vehicleId?.toUpperCase(), false);
+  }
+
+  afterLaterCommitOf(entry: CommitCallback): void {
+    this.buffer.afterCommitOf(entry, false);
   }
 
   congested(): boolean {

@@ -45,6 +45,12 @@ import type {
 export type * from './types.js';
 
 /** Where a page of historical records continues: after this time and record number. */
+/** What runs once a vehicle's buffered writes are committed (skipped when they are lost for good). */
+export interface CommitCallback {
+  readonly vehicleId: string;
+  fn(): void;
+}
+
 export interface HistoricalPosition {
   time: number;
   recordNumber: number;
@@ -215,6 +221,11 @@ export interface Store {
    * anything at once (the car-data observers), so that hearing costs no extra commits.
    */
   afterLaterCommit(fn: () => void, vehicleId?: string): void;
+  /**
+   * As `afterLaterCommit(() => entry.fn(), entry.vehicleId)`, keeping the entry itself (no closure
+   * and no wrapper per call: the path of every car message). The vehicle id as stored (upper case).
+   */
+  afterLaterCommitOf(entry: CommitCallback): void;
   /**
    * Whether the writes held in memory (buffered, or held while the database is away) reach the
    * bound (`maxHeldWrites`): the car connections stop reading until `afterCommit` calls back.

@@ -221,6 +221,14 @@ export class WriteBehindBuffer {
    * except those given the `vehicleId` whose writes were lost: they pass on that vehicle's data,
    * which is not stored. An exception thrown by `fn` is reported the same way.
    */
+  /** As `afterCommit(() => entry.fn(), entry.vehicleId, soon)`, keeping the entry itself. */
+  afterCommitOf(entry: { readonly vehicleId: string; fn(): void }, soon = true): void {
+    const batch = this.awaited();
+    if (batch === null) return entry.fn();
+    batch.settled.push(entry);
+    if (batch === this.pending && soon) this.scheduleSoon();
+  }
+
   afterCommit(fn: () => void, vehicleId?: string, soon = true): void {
     const batch = this.awaited();
     if (batch === null) return fn();

@@ -3,6 +3,7 @@ import { repairStatus } from '../../core/mp/car-message.js';
 import type { HubPort } from './port.js';
 import type { LiveEvent, StoredRef } from '../types.js';
 import type { VehicleLink } from '../links/vehicle-link.js';
+import { HeardRecord } from '../observers/car-data-observers.js';
 
 /** Who sent a car message: a car connection, or the v3 bridge (V3_SOURCE). */
 export interface MessageSource {
@@ -39,10 +40,14 @@ export function storeAndForward(
   const clients = hub.clientsOf(link);
   const elsewhere = hub.interestedElsewhere(link.vehicleId);
   const observed = !paranoid && hub.carData.active;
-  if (!live && clients === null && !elsewhere && !observed) return;
-  // only observers to tell (nobody waits to see it): at the buffer's own pace, no extra commit
-  const after = live || clients !== null || elsewhere ? hub.store.afterCommit : hub.store.afterLaterCommit;
-  after.call(hub.store, () => {
+  if (!live && clients === null && !elsewhere) {
+    if (!observed) return;
+    // only observers to tell (nobody waits to see it): at the buffer's own pace, no extra commit,
+    // and nothing built for clients
+    hub.store.afterLaterCommitOf(new HeardRecord(hub.carData, link.vehicleId.toUpperCase(), link.ownerId, code, payload, time, peer === V3_SOURCE ? 'mqtt' : 'v2'));
+    return;
+  }
+  hub.store.afterCommit(() => {
     const event: LiveEvent | undefined = paranoid ? undefined : { kind: 'record', code, data: payload, time };
     if (live && event) hub.emitLiveNow(link.vehicleId, event);
     const of: StoredRef = { code, data: payload, time };
