@@ -33,7 +33,7 @@ export interface IngestPair {
 }
 
 /** The rounds of the ingest comparison: each way. */
-export const SESSIONS_ROUNDS = 2;
+export const SESSIONS_ROUNDS = 3;
 
 /**
  * Alternates servers started with `--sessions off` and `on` (`rounds` each), each round with cars
@@ -124,7 +124,9 @@ export async function runRebuild(dataDir: string, databaseArgs: string[], rows: 
   const sample = setInterval(() => {
     const rss = rssOf(child.pid!);
     if (rss > 0) samples.push(rss);
-    peak = Math.max(peak, peakRssOf(child.pid!));
+    // (not readable once the process has gone)
+    const high = peakRssOf(child.pid!);
+    if (Number.isFinite(high)) peak = Math.max(peak, high);
   }, 100);
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   clearInterval(sample);

@@ -110,8 +110,12 @@ export abstract class BufferedStore {
     this.buffer.afterCommit(fn, vehicleId?.toUpperCase(), false);
   }
 
-  afterLaterCommitOf(entry: CommitCallback): void {
-    this.buffer.afterCommitOf(entry, false);
+  afterLaterCommitOf(entry: CommitCallback): object | null {
+    return this.buffer.afterCommitOf(entry, false);
+  }
+
+  nextCommit(): object {
+    return this.buffer.nextBatch();
   }
 
   congested(): boolean {

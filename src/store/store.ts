@@ -224,8 +224,12 @@ export interface Store {
   /**
    * As `afterLaterCommit(() => entry.fn(), entry.vehicleId)`, keeping the entry itself (no closure
    * and no wrapper per call: the path of every car message). The vehicle id as stored (upper case).
+   * Returns the commit it waits for (an opaque object; null: it ran at once): while `nextCommit()`
+   * is that object, writes made now are committed with it, and the entry has not run.
    */
-  afterLaterCommitOf(entry: CommitCallback): void;
+  afterLaterCommitOf(entry: CommitCallback): object | null;
+  /** The commit that the writes made now will be part of (see afterLaterCommitOf). */
+  nextCommit(): object;
   /**
    * Whether the writes held in memory (buffered, or held while the database is away) reach the
    * bound (`maxHeldWrites`): the car connections stop reading until `afterCommit` calls back.

@@ -221,12 +221,25 @@ export class WriteBehindBuffer {
    * except those given the `vehicleId` whose writes were lost: they pass on that vehicle's data,
    * which is not stored. An exception thrown by `fn` is reported the same way.
    */
-  /** As `afterCommit(() => entry.fn(), entry.vehicleId, soon)`, keeping the entry itself. */
-  afterCommitOf(entry: { readonly vehicleId: string; fn(): void }, soon = true): void {
+  /**
+   * As `afterCommit(() => entry.fn(), entry.vehicleId, soon)`, keeping the entry itself; returns
+   * the batch it waits for (null: it ran at once), which `nextBatch()` equals while that batch
+   * still takes writes.
+   */
+  afterCommitOf(entry: { readonly vehicleId: string; fn(): void }, soon = true): WriteBatch | null {
     const batch = this.awaited();
-    if (batch === null) return entry.fn();
+    if (batch === null) {
+      entry.fn();
+      return null;
+    }
     batch.settled.push(entry);
     if (batch === this.pending && soon) this.scheduleSoon();
+    return batch;
+  }
+
+  /** The batch that takes writes now (not yet committing). */
+  nextBatch(): WriteBatch {
+    return this.pending;
   }
 
   afterCommit(fn: () => void, vehicleId?: string, soon = true): void {

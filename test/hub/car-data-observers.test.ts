@@ -3,7 +3,8 @@
  * MP car: an observer hears each record once it is committed (it looks at the SQLite file through
  * a second connection at the moment it is called), after the vehicle's clients got it; a
  * paranoid record is not passed on; an observer that throws or rejects is logged and disturbs
- * neither the forwarding, nor the other observers, nor the car's connection.
+ * neither the forwarding, nor the other observers, nor the car’s connection; of a burst of records
+ * of one code in one second, committed together, it hears the last.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -96,4 +97,39 @@ test('an observer that throws or rejects is logged and disturbs nothing', async 
 
   const stored = await h.t.server.store.getCarMessages('TESTCAR');
   assert.deepEqual(stored.map((s) => `${s.code}${s.data}`).sort(), ['D1,2,3', 'L51.5,-0.1']);
+});
+
+test('of the records of one code in one second committed together, an observer hears the last; the clients get them all', async (ctx) => {
+  const clock = { ms: 1_780_000_000_000 };
+  const h = await harness(ctx, { writeBehindMs: 60_000, clock: () => clock.ms });
+  const heard: string[] = [];
+  ctx.after(h.t.server.hub.onCarData((e) => void heard.push(`${e.time - 1_780_000_000} ${e.code} ${e.data}`)));
+  const { c: car } = await h.car();
+  const store = h.t.server.store;
+
+  // nobody else watches the car
+  for (const soc of [80, 81, 82]) car.send('S', `${soc},K`);
+  car.send('D', '140,8,4');
+  await roundTrip(car);
+  clock.ms += 1000;
+  car.send('S', '83,K');
+  await roundTrip(car);
+  await store.flush();
+  assert.deepEqual(heard, ['0 S 82,K', '0 D 140,8,4', '1 S 83,K']);
+
+  // an app watches: it gets every record, the observer still the last of the second
+  heard.length = 0;
+  const { c: app } = await h.client('A');
+  await roundTrip(app); // what an app gets at login
+  car.send('S', '84,K');
+  car.send('S', '85,K');
+  assert.deepEqual(await roundTrip(app), [m('S', '84,K'), m('T', '0'), m('S', '85,K'), m('T', '0')]);
+  await store.flush();
+  assert.deepEqual(heard, ['1 S 85,K']);
+
+  // a record of the same second after the commit: heard again
+  car.send('S', '86,K');
+  await roundTrip(app);
+  await store.flush();
+  assert.deepEqual(heard, ['1 S 85,K', '1 S 86,K']);
 });

@@ -39,27 +39,35 @@ export function storeAndForward(
   const live = !paranoid && hub.watched(link.vehicleId);
   const clients = hub.clientsOf(link);
   const elsewhere = hub.interestedElsewhere(link.vehicleId);
-  const observed = !paranoid && hub.carData.active;
-  if (!live && clients === null && !elsewhere) {
-    if (!observed) return;
-    // only observers to tell (nobody waits to see it): at the buffer's own pace, no extra commit,
-    // and nothing built for clients
-    hub.store.afterLaterCommitOf(new HeardRecord(hub.carData, link.vehicleId.toUpperCase(), link.ownerId, code, payload, time, peer === V3_SOURCE ? 'mqtt' : 'v2'));
+  if (live || clients !== null || elsewhere) {
+    hub.store.afterCommit(() => {
+      const event: LiveEvent | undefined = paranoid ? undefined : { kind: 'record', code, data: payload, time };
+      if (live && event) hub.emitLiveNow(link.vehicleId, event);
+      const of: StoredRef = { code, data: payload, time };
+      const messages: [string, string][] = [[paranoid ? 'E' : code, paranoid ? (original ?? '') : payload]];
+      if (code === 'F') messages.push(['f', hub.options.serverVersion]);
+      messages.push(['T', '0']);
+      if (clients !== null) for (const p of clients) for (const [c, d] of messages) hub.deliverNow(p, c, d, of);
+      // the nodes with clients of the vehicle: their clients and live watchers
+      if (elsewhere) hub.fanOut(link.vehicleId, { messages, of, live: event });
+    }, link.vehicleId);
+  }
+  // the observers after the clients (the same commit, later in its list), at the buffer's own pace
+  if (!paranoid && hub.carData.active) observeLater(hub, peer, link, code, payload, time);
+}
+
+/**
+ * Tells the car-data observers of a record once it is committed; a record of the same code and
+ * second that waits for the same commit is replaced by this one (the store keeps the later one).
+ */
+function observeLater(hub: HubPort, peer: MessageSource, link: VehicleLink, code: string, data: string, time: number): void {
+  const heard = (link.heard ??= new Map());
+  const last = heard.get(code);
+  if (last !== undefined && last.time === time && last.commit !== null && last.commit === hub.store.nextCommit()) {
+    last.data = data;
     return;
   }
-  hub.store.afterCommit(() => {
-    const event: LiveEvent | undefined = paranoid ? undefined : { kind: 'record', code, data: payload, time };
-    if (live && event) hub.emitLiveNow(link.vehicleId, event);
-    const of: StoredRef = { code, data: payload, time };
-    const messages: [string, string][] = [[paranoid ? 'E' : code, paranoid ? (original ?? '') : payload]];
-    if (code === 'F') messages.push(['f', hub.options.serverVersion]);
-    messages.push(['T', '0']);
-    if (clients !== null) for (const p of clients) for (const [c, d] of messages) hub.deliverNow(p, c, d, of);
-    // the nodes with clients of the vehicle: their clients and live watchers
-    if (elsewhere) hub.fanOut(link.vehicleId, { messages, of, live: event });
-    if (observed) {
-      const source = peer === V3_SOURCE ? 'mqtt' : 'v2';
-      hub.carData.notify({ vehicleId: link.vehicleId, ownerId: link.ownerId, code, data: payload, time, source, historical: false });
-    }
-  }, link.vehicleId);
+  const record = new HeardRecord(hub.carData, link.vehicleId.toUpperCase(), link.ownerId, code, data, time, peer === V3_SOURCE ? 'mqtt' : 'v2');
+  record.commit = hub.store.afterLaterCommitOf(record);
+  heard.set(code, record);
 }

@@ -2,6 +2,7 @@
 import { CommandQueue } from '../commands/command-queue.js';
 import type { Peer } from './peer.js';
 import type { V3Link } from './v3-link.js';
+import type { HeardRecord } from '../observers/car-data-observers.js';
 
 export class VehicleLink {
   /** The v2 (MP) car connection. */
@@ -24,6 +25,8 @@ export class VehicleLink {
   carClaim: number | undefined;
   /** Claims another node superseded while this car's own claim was still pending. */
   supersededClaims: number[] = [];
+  /** The last live record of each code told to the car-data observers (src/hub/handlers/car-data.ts). */
+  heard: Map<string, HeardRecord> | undefined;
 
   constructor(
     readonly vehicleId: string,
