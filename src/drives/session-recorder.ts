@@ -97,7 +97,7 @@ export class SessionRecorder {
     if (!this.timer && !this.closed) {
       this.timer = setInterval(() => this.tickAll(), this.tickSeconds * 1000);
       this.timer.unref();
-      this.flusher = setInterval(() => this.flushAll(), 1000);
+      this.flusher = setInterval(() => this.flushAll(this.seconds()), 1000);
       this.flusher.unref();
     }
     return (event) => this.hear(event);
@@ -111,7 +111,7 @@ export class SessionRecorder {
     if (!live && !LOGS.has(code.toLowerCase())) return;
     const track = this.track(event.vehicleId, event.ownerId);
     // a live record's time is the time it was received
-    track.heard = live && !event.historical ? event.time : this.seconds();
+    track.heard = live && !event.historical ? Math.max(track.heard, event.time) : this.seconds();
     if (live && event.historical) {
       this.rebuildSoon(track);
       return;
@@ -139,9 +139,9 @@ export class SessionRecorder {
     }
   }
 
-  /** Feeds every pending second. */
-  private flushAll(): void {
-    for (const track of [...this.unfed]) this.flush(track);
+  /** Feeds every pending second (before `now`: only the seconds that are over). */
+  private flushAll(now = Infinity): void {
+    for (const track of [...this.unfed]) if (track.pendingAt < now) this.flush(track);
   }
 
   private feed(track: Track, input: SessionInput): void {

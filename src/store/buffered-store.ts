@@ -110,11 +110,11 @@ export abstract class BufferedStore {
     this.buffer.afterCommit(fn, vehicleId?.toUpperCase(), false);
   }
 
-  afterLaterCommitOf(entry: CommitCallback): object | null {
+  afterLaterCommitOf(entry: CommitCallback): number | null {
     return this.buffer.afterCommitOf(entry, false);
   }
 
-  nextCommit(): object {
+  nextCommit(): number {
     return this.buffer.nextBatch();
   }
 

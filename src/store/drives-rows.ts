@@ -97,8 +97,8 @@ const MEMO_LIMIT = 20_000;
  * The sessions a store has read for its lists (without path or samples), by row id and revision:
  * a list of a year of drives (2,000 rows) is read again and again by the dashboard, and reading
  * the bodies and making the objects was most of its cost. A list first reads the ids and revisions
- * in its range (from the list index alone), then the rows of those not remembered at that
- * revision. One per store (ids are only unique within a database); bounded, the oldest entries
+ * in its range, then the rows of those not remembered at that
+ * revision (on SQLite from the index alone). One per store (ids are only unique within a database); bounded, the oldest entries
  * leave first. The objects are frozen and shared: whoever wants a changed one makes a copy (as
  * tagSession does), and the HTTP layer may key its own caches on them.
  */
@@ -106,30 +106,46 @@ export class SessionMemo {
   private readonly memo = new Map<number, { rev: number; session: StoredSession }>();
 
   /**
-   * The sessions of the list, in its order: remembered ones at once, the others from `fetch`
-   * (given their ids; a row gone meanwhile is left out).
+   * The sessions of the list, in its order: those remembered at their revision at once, the others
+   * from `fetch` (given their ids). When the rows fetched are not those the revisions named (a
+   * write came between the two reads), the list is read again in one query (`whole`), so that it
+   * is always one state of the table.
    */
   async list<S extends StoredSession>(
     revisions: readonly SessionRevision[],
     fetch: (ids: number[]) => RevisedRow[] | Promise<RevisedRow[]>,
     make: (r: SessionRow) => S,
+    whole: () => SessionRow[] | Promise<SessionRow[]>,
   ): Promise<S[]> {
-    const missing: number[] = [];
-    for (const r of revisions) if (this.memo.get(r.id)?.rev !== r.rev) missing.push(r.id);
-    if (missing.length > 0) for (const row of await fetch(missing)) this.remember(row, make);
-    const out: S[] = [];
+    const out: (S | undefined)[] = [];
+    const missing = new Map<number, number>();
     for (const r of revisions) {
       const hit = this.memo.get(r.id);
-      if (hit) out.push(hit.session as S);
+      if (hit !== undefined && hit.rev === r.rev) out.push(hit.session as S);
+      else {
+        missing.set(r.id, out.length);
+        out.push(undefined);
+      }
     }
-    return out;
+    if (missing.size === 0) return out as S[];
+    const rows = await fetch([...missing.keys()]);
+    let got = 0;
+    for (const row of rows) {
+      const at = missing.get(row.id);
+      if (at === undefined || row.rev !== revisions[at]!.rev) break;
+      out[at] = this.remember(row, make);
+      got++;
+    }
+    if (got !== missing.size) return (await whole()).map(make);
+    return out as S[];
   }
 
-  private remember<S extends StoredSession>(row: RevisedRow, make: (r: SessionRow) => S): void {
-    const session: StoredSession = Object.freeze(make(row)) as S;
+  private remember<S extends StoredSession>(row: RevisedRow, make: (r: SessionRow) => S): S {
+    const session = Object.freeze(make(row)) as S;
     if (this.memo.has(row.id)) this.memo.delete(row.id);
     else if (this.memo.size >= MEMO_LIMIT) this.memo.delete(this.memo.keys().next().value as number);
     this.memo.set(row.id, { rev: row.rev, session });
+    return session;
   }
 }
 
@@ -158,7 +174,7 @@ export function listSql(p: (i: number) => string, withDetail: boolean): string {
    ORDER BY start_time, id`;
 }
 
-/** The first step of a list without details (SessionMemo): the same sessions as listSql, only their ids and revisions (all in the index). */
+/** The first step of a list without details (SessionMemo): the same sessions as listSql, only their ids and revisions (on SQLite from the index alone). */
 export function revisionsSql(p: (i: number) => string): string {
   return `SELECT id, rev FROM sessions
    WHERE vehicle_id = ${p(1)} AND kind = ${p(2)} AND ${END_KEY} >= ${p(3)} AND start_time <= ${p(4)}

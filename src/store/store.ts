@@ -44,13 +44,13 @@ import type {
 /** The values of the interface, defined in types.ts, for importers of the Store. */
 export type * from './types.js';
 
-/** Where a page of historical records continues: after this time and record number. */
 /** What runs once a vehicle's buffered writes are committed (skipped when they are lost for good). */
 export interface CommitCallback {
   readonly vehicleId: string;
   fn(): void;
 }
 
+/** Where a page of historical records continues: after this time and record number. */
 export interface HistoricalPosition {
   time: number;
   recordNumber: number;
@@ -224,12 +224,12 @@ export interface Store {
   /**
    * As `afterLaterCommit(() => entry.fn(), entry.vehicleId)`, keeping the entry itself (no closure
    * and no wrapper per call: the path of every car message). The vehicle id as stored (upper case).
-   * Returns the commit it waits for (an opaque object; null: it ran at once): while `nextCommit()`
-   * is that object, writes made now are committed with it, and the entry has not run.
+   * Returns the number of the commit it waits for (null: it ran at once): while `nextCommit()` is
+   * that number, writes made now are committed with it, and the entry has not run.
    */
-  afterLaterCommitOf(entry: CommitCallback): object | null;
-  /** The commit that the writes made now will be part of (see afterLaterCommitOf). */
-  nextCommit(): object;
+  afterLaterCommitOf(entry: CommitCallback): number | null;
+  /** The number of the commit that the writes made now will be part of (see afterLaterCommitOf). */
+  nextCommit(): number;
   /**
    * Whether the writes held in memory (buffered, or held while the database is away) reach the
    * bound (`maxHeldWrites`): the car connections stop reading until `afterCommit` calls back.

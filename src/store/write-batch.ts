@@ -40,7 +40,11 @@ export interface Waiter {
 export type Settled = (() => void) | { readonly vehicleId: string; readonly fn: () => void };
 
 /** One set of coalesced writes, to be committed in one transaction. */
+let batches = 0;
+
 export class WriteBatch {
+  /** This batch's number in the process (a later batch has a higher one). */
+  readonly seq = ++batches;
   /** vehicle id → message code → latest message. */
   readonly carMessages = new Map<string, Map<string, PendingCarMessage>>();
   /** vehicle id → time of its latest car message. */

@@ -213,6 +213,27 @@ export class WriteBehindBuffer {
   // --- waiting for commits: what is passed on comes after the commit of what was written before ---
 
   /**
+   * As `afterCommit(() => entry.fn(), entry.vehicleId, soon)`, keeping the entry itself; returns
+   * the number of the batch it waits for (null: it ran at once), which `nextBatch()` equals while
+   * that batch still takes writes.
+   */
+  afterCommitOf(entry: { readonly vehicleId: string; fn(): void }, soon = true): number | null {
+    const batch = this.awaited();
+    if (batch === null) {
+      entry.fn();
+      return null;
+    }
+    batch.settled.push(entry);
+    if (batch === this.pending && soon) this.scheduleSoon();
+    return batch.seq;
+  }
+
+  /** The number of the batch that takes writes now (not yet committing). */
+  nextBatch(): number {
+    return this.pending.seq;
+  }
+
+  /**
    * Calls `fn` once everything buffered before this call has been committed: at once (synchronously)
    * when nothing is buffered nor being committed, else after the commit, in the order of the calls.
    * A commit that fails is tried again (`retryDelaysMs`), and while the database is away, until it
@@ -221,27 +242,6 @@ export class WriteBehindBuffer {
    * except those given the `vehicleId` whose writes were lost: they pass on that vehicle's data,
    * which is not stored. An exception thrown by `fn` is reported the same way.
    */
-  /**
-   * As `afterCommit(() => entry.fn(), entry.vehicleId, soon)`, keeping the entry itself; returns
-   * the batch it waits for (null: it ran at once), which `nextBatch()` equals while that batch
-   * still takes writes.
-   */
-  afterCommitOf(entry: { readonly vehicleId: string; fn(): void }, soon = true): WriteBatch | null {
-    const batch = this.awaited();
-    if (batch === null) {
-      entry.fn();
-      return null;
-    }
-    batch.settled.push(entry);
-    if (batch === this.pending && soon) this.scheduleSoon();
-    return batch;
-  }
-
-  /** The batch that takes writes now (not yet committing). */
-  nextBatch(): WriteBatch {
-    return this.pending;
-  }
-
   afterCommit(fn: () => void, vehicleId?: string, soon = true): void {
     const batch = this.awaited();
     if (batch === null) return fn();

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { revisionsSql } from '../../src/store/drives-rows.js';
+import { revisionsSql, SessionMemo, toStoredDrive, type RevisedRow, type SessionRow } from '../../src/store/drives-rows.js';
 import { charge, drive } from './drives-helpers.js';
 import { SQLITE_FILE, SQLITE_ONLY, freshPlace, freshStore, seed } from './helpers.js';
 
@@ -71,4 +71,23 @@ test('SQLite: the first step of a list reads the list index alone', { skip: SQLI
   t.after(() => db.close());
   const plan = db.prepare(`EXPLAIN QUERY PLAN ${revisionsSql(() => '?')}`).all('DEMO1', 'drive', 5, 9) as { detail: string }[];
   assert.ok(plan.some((p) => p.detail.includes('USING COVERING INDEX sessions_span')), JSON.stringify(plan));
+});
+
+test('SessionMemo: a write between the two reads (a row gone, a newer revision) makes the list one query of the table', async () => {
+  const memo = new SessionMemo();
+  const row = (id: number, rev: number, key: string): RevisedRow => ({ id, rev, vehicle_id: 'DEMO1', body: JSON.stringify(drive(key, id * 100, id * 100 + 50)) });
+  const whole = (): SessionRow[] => [row(1, 0, 'whole-1'), row(3, 0, 'whole-3')];
+  let fetched: number[][] = [];
+  const fetch = (rows: RevisedRow[]) => (ids: number[]) => (fetched.push(ids), rows.filter((r) => ids.includes(r.id)));
+
+  const first = await memo.list([{ id: 1, rev: 0 }, { id: 2, rev: 0 }], fetch([row(1, 0, 'a'), row(2, 0, 'b')]), toStoredDrive, whole);
+  assert.deepEqual(first.map((d) => d.key), ['a', 'b']);
+  // remembered: nothing fetched
+  fetched = [];
+  assert.deepEqual((await memo.list([{ id: 2, rev: 0 }], fetch([]), toStoredDrive, whole)).map((d) => d.key), ['b']);
+  assert.deepEqual(fetched, []);
+  // row 2 changed to rev 1, then went before it was fetched: the whole list, not the old object
+  assert.deepEqual((await memo.list([{ id: 1, rev: 0 }, { id: 2, rev: 1 }], fetch([]), toStoredDrive, whole)).map((d) => d.key), ['whole-1', 'whole-3']);
+  // fetched at a newer revision than the first read named
+  assert.deepEqual((await memo.list([{ id: 2, rev: 1 }], fetch([row(2, 2, 'c')]), toStoredDrive, whole)).map((d) => d.key), ['whole-1', 'whole-3']);
 });

@@ -11,7 +11,7 @@ import { ownVehicle, type ApiCall, type ApiRoute } from '../api-call.js';
 import type { StoredCharge } from '../../store/drives-store.js';
 import { sendCsv } from '../records-csv.js';
 import { status } from '../reply.js';
-import { RenderedLists } from './rendered-lists.js';
+import { fullPeriod, RenderedLists } from './rendered-lists.js';
 import { notYours } from './session.js';
 import { badInput, idOf, LIST_SPAN, listFormat, MAX_LIST_SPAN, notFound, requestRange, safeFilename, sendOrdered } from './sessions-common.js';
 
@@ -32,8 +32,8 @@ async function list(call: ApiCall, vehicleId: string) {
     return sendCsv(call.reply, safeFilename(`charges-${vehicleId}-${range.from}-${range.to}`) + '.csv', chargesCsv(rows));
   }
   // the place names are what a charge's JSON depends on
-  const context = places.map((p) => `${p.id}:${p.name}`).join('|');
-  const body = rendered.body({ vehicleId, ...range }, charges, context, (c) => JSON.stringify(chargeJson(c, places, now)));
+  const context = JSON.stringify(places.map((p) => [p.id, p.name]));
+  const body = rendered.body(fullPeriod(params) ? { vehicleId, ...range } : null, charges, context, (c) => JSON.stringify(chargeJson(c, places, now)));
   return status(call.reply, 200).header('content-type', 'application/json').send(body);
 }
 

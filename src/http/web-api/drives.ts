@@ -11,7 +11,7 @@ import type { StoredDrive } from '../../store/drives-store.js';
 import { ownVehicle, type ApiCall, type ApiRoute } from '../api-call.js';
 import { sendCsv } from '../records-csv.js';
 import { status } from '../reply.js';
-import { RenderedLists } from './rendered-lists.js';
+import { fullPeriod, RenderedLists } from './rendered-lists.js';
 import { notYours } from './session.js';
 import { badInput, capacityFor, idOf, LIST_SPAN, listFormat, MAX_LIST_SPAN, notFound, requestRange, safeFilename, sendOrdered } from './sessions-common.js';
 
@@ -31,8 +31,8 @@ async function list(call: ApiCall, vehicleId: string) {
     return sendCsv(call.reply, safeFilename(`drives-${vehicleId}-${range.from}-${range.to}`) + '.csv', drivesCsv(rows));
   }
   // the places and capacity that a drive's JSON depends on
-  const context = `${capacity}|${places.map((p) => `${p.id}:${p.name}`).join('|')}`;
-  const body = rendered.body({ vehicleId, ...range }, drives, context, (d) => JSON.stringify(driveJson(d, places, capacity, now)));
+  const context = JSON.stringify([capacity, places.map((p) => [p.id, p.name])]);
+  const body = rendered.body(fullPeriod(params) ? { vehicleId, ...range } : null, drives, context, (d) => JSON.stringify(driveJson(d, places, capacity, now)));
   return status(call.reply, 200).header('content-type', 'application/json').send(body);
 }
 

@@ -3,8 +3,8 @@
  * year of drives (2,000 of them, most of a megabyte) again and again, and the store hands out the
  * same frozen object for a session while its row is unchanged (src/store/drives-rows.ts). So:
  * - each finished session's JSON is remembered with its object (a WeakMap: it goes with it);
- * - the last body of each list (vehicle, period, kind) is remembered as bytes while every session
- *   in it is finished, and given again when the same objects come back in the same context (the
+ * - the last body of each list (vehicle, period, kind; a period given in full) is remembered as
+ *   bytes while every session in it is finished, and given again when the same objects come back in the same context (the
  *   places and the capacity that the JSON depends on). Bounded in bytes; the oldest go first.
  * An open session's JSON depends on the time (its duration so far): it is made at every request.
  */
@@ -22,6 +22,11 @@ interface Body<T> {
   bytes: Buffer;
 }
 
+/** Whether a request names its period in full (`from` and `to`): only then is its body worth keeping. */
+export function fullPeriod(params: Record<string, string>): boolean {
+  return (params.from ?? '') !== '' && (params.to ?? '') !== '';
+}
+
 export class RenderedLists<T extends object> {
   private readonly items = new WeakMap<T, { context: string; json: string }>();
   private readonly bodies = new Map<string, Body<T>>();
@@ -36,14 +41,17 @@ export class RenderedLists<T extends object> {
     private readonly maxBytes = 32 * 1024 * 1024,
   ) {}
 
-  /** The list's JSON (`[…]` and a newline) as bytes; `render` makes one session's JSON. */
-  body(key: ListKey, sessions: readonly T[], context: string, render: (s: T) => string): Buffer {
-    const k = `${key.vehicleId}\0${key.from}\0${key.to}`;
-    const last = this.bodies.get(k);
+  /**
+   * The list's JSON (`[…]` and a newline) as bytes; `render` makes one session's JSON. `key` null:
+   * the body is not remembered (a period that moves with the time: it would not be asked again).
+   */
+  body(key: ListKey | null, sessions: readonly T[], context: string, render: (s: T) => string): Buffer {
+    const k = key === null ? null : `${key.vehicleId}\0${key.from}\0${key.to}`;
+    const last = k === null ? undefined : this.bodies.get(k);
     if (last && last.context === context && sameItems(last.sessions, sessions)) {
       // the most recently used last out
-      this.bodies.delete(k);
-      this.bodies.set(k, last);
+      this.bodies.delete(k!);
+      this.bodies.set(k!, last);
       return last.bytes;
     }
     let all = true;
@@ -56,6 +64,7 @@ export class RenderedLists<T extends object> {
       return json;
     });
     const bytes = Buffer.from(`[${parts.join(',')}]\n`);
+    if (k === null) return bytes;
     if (last) this.forget(k, last);
     if (all && bytes.length <= this.maxBytes / 4) this.keep(k, { sessions, context, bytes });
     return bytes;

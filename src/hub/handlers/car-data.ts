@@ -52,18 +52,20 @@ export function storeAndForward(
       if (elsewhere) hub.fanOut(link.vehicleId, { messages, of, live: event });
     }, link.vehicleId);
   }
-  // the observers after the clients (the same commit, later in its list), at the buffer's own pace
-  if (!paranoid && hub.carData.active) observeLater(hub, peer, link, code, payload, time);
+  // the observers after the clients (the same commit, later in its list), at the buffer's own pace;
+  // a record nobody else waits for may stand in for an earlier one of its second
+  if (!paranoid && hub.carData.active) observeLater(hub, peer, link, code, payload, time, !(live || clients !== null || elsewhere));
 }
 
 /**
- * Tells the car-data observers of a record once it is committed; a record of the same code and
- * second that waits for the same commit is replaced by this one (the store keeps the later one).
+ * Tells the car-data observers of a record once it is committed. With `standIn` (no client waits
+ * for this record, so its place in the commit's list does not matter), a record of the same code
+ * and second that waits for the same commit is replaced by this one (the store keeps the later one).
  */
-function observeLater(hub: HubPort, peer: MessageSource, link: VehicleLink, code: string, data: string, time: number): void {
+function observeLater(hub: HubPort, peer: MessageSource, link: VehicleLink, code: string, data: string, time: number, standIn: boolean): void {
   const heard = (link.heard ??= new Map());
   const last = heard.get(code);
-  if (last !== undefined && last.time === time && last.commit !== null && last.commit === hub.store.nextCommit()) {
+  if (standIn && last !== undefined && last.time === time && last.commit !== null && last.commit === hub.store.nextCommit()) {
     last.data = data;
     return;
   }

@@ -4,9 +4,9 @@
  * store-and-forward path. An observer hears a record once the store has committed it, after the
  * record was passed on to the vehicle's clients, on the node that received it (so once in a
  * cluster). It hears the records it can read: a paranoid record's payload is opaque and is not
- * passed on. Of a vehicle's live records of one code in one second that are committed together,
- * it hears the last (the one the store keeps, as latest message and in the history): a car
- * sending a burst costs the observers nothing more. An observer that throws, or whose promise rejects, is logged; it never disturbs the
+ * passed on. Of a vehicle's live records of one code in one second that are committed together
+ * while no client of the vehicle watches, it hears the last (the one the store keeps, as latest
+ * message and in the history): a car sending a burst costs the observers nothing more. An observer that throws, or whose promise rejects, is logged; it never disturbs the
  * path, the other observers or the car's connection.
  */
 import type { Logger } from 'pino';
@@ -39,8 +39,8 @@ export type CarDataObserver = (event: CarDataEvent) => void | Promise<void>;
  */
 export class HeardRecord implements CarDataEvent {
   readonly historical = false;
-  /** The store's commit it waits for (null: told already). */
-  commit: object | null = null;
+  /** The number of the store's commit it waits for (null: told already). */
+  commit: number | null = null;
 
   constructor(
     private readonly observers: Pick<CarDataObservers, 'notify'>,
@@ -55,7 +55,7 @@ export class HeardRecord implements CarDataEvent {
 
   /** Called by the store once the record is committed. */
   fn(): void {
-    // told now: the committed batch is not kept alive by it
+    // told now: never replaced again
     this.commit = null;
     this.observers.notify(this);
   }

@@ -166,7 +166,12 @@ export class PgDrivesStore implements DrivesStore {
     const args = [vehicleId.toUpperCase(), kind, ...range];
     if (detailed) return (await this.db.read<SessionRow>(listSql(P, true), args)).map(make);
     const revisions = await this.db.read<SessionRevision>(revisionsSql(P), args);
-    return this.memo.list(revisions, (ids) => this.db.read<RevisedRow>('SELECT id, vehicle_id, body, rev FROM sessions WHERE id = ANY ($1::bigint[])', [ids]), make);
+    return this.memo.list(
+      revisions,
+      (ids) => this.db.read<RevisedRow>('SELECT id, vehicle_id, body, rev FROM sessions WHERE id = ANY ($1::bigint[])', [ids]),
+      make,
+      () => this.db.read<SessionRow>(listSql(P, false), args),
+    );
   }
 
   async listDrives(vehicleId: string, from: number, to: number, withPath = false): Promise<StoredDrive[]> {

@@ -60,6 +60,7 @@ function prepareStatements(db: Database.Database) {
     remove: db.prepare<[string, string, string]>('DELETE FROM sessions WHERE vehicle_id = ? AND kind = ? AND key = ?'),
     keys: db.prepare<[string, number], { id: number; kind: string; key: string }>('SELECT id, kind, key FROM sessions WHERE vehicle_id = ? AND start_time >= ?'),
     removeId: db.prepare<[number]>('DELETE FROM sessions WHERE id = ?'),
+    list: db.prepare<[string, string, number, number], SessionRow>(listSql(P, false)),
     revisions: db.prepare<[string, string, number, number], SessionRevision>(revisionsSql(P)),
     revised: db.prepare<[string], RevisedRow>('SELECT id, vehicle_id, body, rev FROM sessions WHERE id IN (SELECT value FROM json_each(?))'),
     listDetailed: db.prepare<[string, string, number, number], SessionRow>(listSql(P, true)),
@@ -159,7 +160,8 @@ export class SqliteDrivesStore implements DrivesStore {
     const range = listRange(from, to);
     if (!range) return [];
     if (detailed) return this.s.listDetailed.all(vid.toUpperCase(), kind, ...range).map(make);
-    return this.memo.list(this.s.revisions.all(vid.toUpperCase(), kind, ...range), (ids) => this.s.revised.all(JSON.stringify(ids)), make);
+    const args = [vid.toUpperCase(), kind, ...range] as const;
+    return this.memo.list(this.s.revisions.all(...args), (ids) => this.s.revised.all(JSON.stringify(ids)), make, () => this.s.list.all(...args));
   }
 
   async listDrives(vehicleId: string, from: number, to: number, withPath = false): Promise<StoredDrive[]> {

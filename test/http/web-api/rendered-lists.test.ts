@@ -64,3 +64,14 @@ test('bounded in bytes: the least recently used bodies go first; a body over a q
   const x = [{ id: 1, end: 10000 }];
   assert.notEqual(small.body(key, x, 'c', r.render), small.body(key, x, 'c', r.render));
 });
+
+test('a period that moves with the time (no key): the items are reused, the body is not remembered', () => {
+  const lists = new RenderedLists<Item>((s) => s.end !== null);
+  const items = [{ id: 1, end: 5 }];
+  const r = counting();
+  const a = lists.body(null, items, 'c', r.render);
+  const b = lists.body(null, items, 'c', r.render);
+  assert.notEqual(a, b);
+  assert.equal(a.toString(), b.toString());
+  assert.deepEqual(r.calls, [1]);
+});
