@@ -106,10 +106,6 @@ export abstract class BufferedStore {
     this.buffer.afterCommit(fn, vehicleId?.toUpperCase());
   }
 
-  afterLaterCommit(fn: () => void, vehicleId?: string): void {
-    this.buffer.afterCommit(fn, vehicleId?.toUpperCase(), false);
-  }
-
   afterLaterCommitOf(entry: CommitCallback): number | null {
     return this.buffer.afterCommitOf(entry, false);
   }

@@ -216,14 +216,11 @@ export interface Store {
    */
   afterCommit(fn: () => void, vehicleId?: string): void;
   /**
-   * As `afterCommit`, without bringing the commit forward: `fn` runs when the buffered writes are
-   * committed at their own pace (`writeBehindMs`). For what hears the data but shows nobody
-   * anything at once (the car-data observers), so that hearing costs no extra commits.
-   */
-  afterLaterCommit(fn: () => void, vehicleId?: string): void;
-  /**
-   * As `afterLaterCommit(() => entry.fn(), entry.vehicleId)`, keeping the entry itself (no closure
-   * and no wrapper per call: the path of every car message). The vehicle id as stored (upper case).
+   * As `afterCommit(() => entry.fn(), entry.vehicleId)`, without bringing the commit forward:
+   * `entry.fn` runs when the buffered writes are committed at their own pace (`writeBehindMs`), so
+   * that what hears the data but shows nobody anything at once (the car-data observers) costs no
+   * extra commits. The entry itself is kept (no closure and no wrapper per call: the path of every
+   * car message). The vehicle id as stored (upper case).
    * Returns the number of the commit it waits for (null: it ran at once): while `nextCommit()` is
    * that number, writes made now are committed with it, and the entry has not run.
    */

@@ -218,14 +218,7 @@ export class WriteBehindBuffer {
    * that batch still takes writes.
    */
   afterCommitOf(entry: { readonly vehicleId: string; fn(): void }, soon = true): number | null {
-    const batch = this.awaited();
-    if (batch === null) {
-      entry.fn();
-      return null;
-    }
-    batch.settled.push(entry);
-    if (batch === this.pending && soon) this.scheduleSoon();
-    return batch.seq;
+    return this.settleAfter(entry, soon);
   }
 
   /** The number of the batch that takes writes now (not yet committing). */
@@ -243,10 +236,20 @@ export class WriteBehindBuffer {
    * which is not stored. An exception thrown by `fn` is reported the same way.
    */
   afterCommit(fn: () => void, vehicleId?: string, soon = true): void {
+    this.settleAfter(vehicleId === undefined ? fn : { vehicleId, fn }, soon);
+  }
+
+  /** Runs `s` after the batch it joins (at once when none waits); the batch's number, or null. */
+  private settleAfter(s: Settled, soon: boolean): number | null {
     const batch = this.awaited();
-    if (batch === null) return fn();
-    batch.settled.push(vehicleId === undefined ? fn : { vehicleId, fn });
+    if (batch === null) {
+      if (typeof s === 'function') s();
+      else s.fn();
+      return null;
+    }
+    batch.settled.push(s);
     if (batch === this.pending && soon) this.scheduleSoon();
+    return batch.seq;
   }
 
   /**

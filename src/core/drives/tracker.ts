@@ -93,8 +93,6 @@ export class SessionTracker {
   private memo = new Map<string, Memo>();
 
   private readonly publishEvery: number;
-  /** `seenAt` as a set (rebuilt from the state after a restore). */
-  private seen: Set<string> | null = null;
 
   /**
    * `state`: what `toJSON()` gave (parsed); anything else starts afresh. `publishEvery`: seconds
@@ -117,14 +115,9 @@ export class SessionTracker {
     if (LIVE_CODES.has(code)) {
       const l = s.live;
       const id = `${code}|${data}`;
-      if (t > l.lastLive) {
-        s.seenAt = [];
-        this.seen = null;
-      }
-      // the records of the newest second, as a set (a car at full speed sends thousands in one)
-      const seen = (this.seen ??= new Set(s.seenAt));
-      if (t < l.lastLive || (t === l.lastLive && seen.has(id))) return [];
-      seen.add(id);
+      // a second holds a few records (the recorder and the history give the last of each type)
+      if (t < l.lastLive || (t === l.lastLive && s.seenAt.includes(id))) return [];
+      if (t > l.lastLive) s.seenAt = [];
       s.seenAt.push(id);
       live(l, code, t, data, this.publishEvery);
       s.lastTime = Math.max(s.lastTime, t);

@@ -6,8 +6,9 @@
  * cluster). It hears the records it can read: a paranoid record's payload is opaque and is not
  * passed on. Of a vehicle's live records of one code in one second that are committed together
  * while no client of the vehicle watches, it hears the last (the one the store keeps, as latest
- * message and in the history): a car sending a burst costs the observers nothing more. An observer that throws, or whose promise rejects, is logged; it never disturbs the
- * path, the other observers or the car's connection.
+ * message and in the history): a car sending a burst costs the observers nothing more. An
+ * observer that throws, or whose promise rejects, is logged; it never disturbs the path, the other
+ * observers or the car's connection.
  */
 import type { Logger } from 'pino';
 
