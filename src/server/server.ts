@@ -35,6 +35,7 @@ import type { Store } from '../store/store.js';
 import { SERVER_VERSION } from '../util/version.js';
 import { PushService } from '../push/push-service.js';
 import { SessionRecorder } from '../drives/session-recorder.js';
+import type { VehicleState } from '../mqtt/vehicle-state.js';
 import { ServerMetrics, METRICS_CONTENT_TYPE } from '../metrics/prometheus.js';
 import { NO_TELEMETRY } from '../hub/telemetry.js';
 import { workerMetrics } from '../metrics/worker-metrics.js';
@@ -75,6 +76,8 @@ export interface RunningServer {
   readonly broker: EmbeddedBroker | null;
   /** The MQTT bridge that runs now, when there is a broker (an external broker in a cluster: on one node). */
   readonly bridge: MqttBridge | null;
+  /** Every vehicle's state and its Home Assistant discovery on the embedded broker, when they run. */
+  readonly vehicleState: VehicleState | null;
   /** Delivers push notifications from the store's outbox. */
   readonly push: PushService;
   /** Records drives and charges from the car data (null with `sessions: false`). */
@@ -285,7 +288,18 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
   listenersAndPush.add('the HTTP listeners', () => http.close());
 
   const brokerCluster = config.cluster && { id: config.cluster.nodeId, url: config.cluster.url, prefix: config.cluster.prefix };
-  const mqttDeps = { hub, store, log, credentials, guard, loginTimeoutMs: ctx.timeouts.welcomeMs, bind: config.bind, superuser: config.mqttSuperuser || undefined, cluster: brokerCluster };
+  const mqttDeps = {
+    hub,
+    store,
+    log,
+    credentials,
+    guard,
+    loginTimeoutMs: ctx.timeouts.welcomeMs,
+    bind: config.bind,
+    superuser: config.mqttSuperuser || undefined,
+    cluster: brokerCluster,
+    version: SERVER_VERSION,
+  };
   const mqtt: MqttSide = await capped(() => startMqtt(config.mqtt, mqttDeps, tls, listeners));
   stack.push('the MQTT side', () => mqtt.close());
   // first when closing: whoever waits for a command (HTTP request, async job) gets its 503 now,
@@ -340,6 +354,7 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
     commands,
     connections,
     broker: mqtt.broker,
+    vehicleState: mqtt.state,
     get bridge() {
       return mqtt.bridge();
     },
