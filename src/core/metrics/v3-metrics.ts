@@ -6,8 +6,9 @@
  *
  * Rules:
  * - Values are in the metrics' native units: distances and speeds the record gives in miles (S field
- *   2 `M`) are converted back (÷ KM_TO_MI); the ×10 fields (S 12, D 7/8, L 8) are divided by 10; W
- *   pressures psi → kPa; F's "sq" → dBm (sq × 2 − 113).
+ *   2 `M`) are converted back (÷ KM_TO_MI, rounded to the decimals the field has: 32.5 mi/h → 52.3
+ *   km/h); the ×10 fields (S 12, D 7/8, L 8) are divided by 10; W pressures psi → kPa; F's "sq" →
+ *   dBm (sq × 2 − 113, the lower end of the 2 dB step).
  * - A field the record does not have (old firmware sends fewer fields), an empty field or one that is
  *   not a plain number gives no metric; so does a value that means "unknown" (S 42, F 7/8 `-1`; F 3
  *   `0` or `99`; W/Y validity `-1`; L latitude and longitude both `0`). Never NaN, never throws.
@@ -28,15 +29,15 @@
 import { decodeText } from '../commands/result.js';
 import { KPA_TO_PSI } from '../records/tpms.js';
 import {
+  allNumbers,
   CHARGING_STATES,
   Collector,
+  decimalOf,
   hexOf,
   MODE_OF_KEY,
   STATE_OF_KEY,
   SUBSTATE_OF_KEY,
   unsignedOf,
-  decimalOf,
-  allNumbers,
   type Bit,
 } from './v3-fields.js';
 
