@@ -95,11 +95,6 @@ export class Collector {
     return t === undefined || t === '' ? undefined : t;
   }
 
-  /** Whether `name` was given already. */
-  has(name: string): boolean {
-    return this.seen.has(name);
-  }
-
   /** Gives `name` = `value` (an unknown name, a repeated name or a non-finite number gives nothing). */
   put(name: string, value: MetricValue | undefined): void {
     if (value === undefined || this.seen.has(name)) return;
