@@ -102,7 +102,7 @@ export class StateMirror {
     if (this.closed) return;
     const v = this.vehicle(vehicleId, ownerId);
     for (const m of messages) {
-      if (m.paranoid || !/^[SDLFW]$/.test(m.code)) continue;
+      if (m.paranoid || !/^[SDLFWY]$/.test(m.code)) continue;
       if (!v.latest.has(m.code)) v.latest.set(m.code, m.data);
       if (m.time > v.lastSeen) v.lastSeen = m.time;
     }
@@ -199,11 +199,12 @@ export class StateMirror {
       }
     }
     const mirror = this.deps.metrics && !v.v3;
+    // a metric two records carry is taken from the one that has it first hand (D's bits, Y's tyres)
+    const ctx = { distanceUnit: facts.distanceUnit, hasD: v.sent.has('D') || v.latest.has('D'), hasY: v.sent.has('Y') || v.latest.has('Y') };
     for (const [code, data] of v.latest) {
       const before = v.sent.get(code);
       if (before === data) continue;
       if (mirror) {
-        const ctx = { distanceUnit: facts.distanceUnit };
         const old = before === undefined ? null : new Map(metricsOfRecord(code, before, ctx));
         for (const [name, payload] of metricsOfRecord(code, data, ctx)) {
           if (old?.get(name) !== payload) publish(`${prefix}metric/${name.replace(/\./g, '/')}`, payload);
