@@ -17,7 +17,7 @@ import type { CommandService } from '../hub/commands/command-service.js';
 import type { EmbeddedBroker } from '../mqtt/broker.js';
 import type { MqttBridge } from '../mqtt/bridge.js';
 import { startMqtt, type MqttSide } from '../mqtt/start.js';
-import type { HttpContext } from '../http/context.js';
+import type { HttpContext, MqttInfo } from '../http/context.js';
 import { CommandJobs } from '../hub/commands/command-jobs.js';
 import { startHttpListeners, type HttpListeners } from '../http/listener.js';
 import { describeListenError, withListenerGuard } from '../util/listen.js';
@@ -214,6 +214,7 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
     webMs: (config.webSessionTimeout ?? DEFAULT_WEB_SESSION_TIMEOUT) * 1000,
   });
   const commands: CommandService = hub.commands;
+  let mqttInfo: MqttInfo | null = null;
   const httpCtx: HttpContext = {
     commands,
     jobs: new CommandJobs(parts.jobs, hub.commands.options.maxTimeoutMs * (hub.commands.options.maxQueue + 1), Date.now, (err) => log.error({ err }, 'storing a command job failed')),
@@ -239,6 +240,7 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
           ? { token: config.metricsToken, contentType: METRICS_CONTENT_TYPE, render: config.metricsOfWorkers ? workerMetrics(metrics.registry, log) : () => metrics.render() }
           : null,
     },
+    mqttInfo: () => mqttInfo,
     web: {
       dir: config.web?.dir,
       tileUrl: config.web?.tileUrl ?? DEFAULT_TILE_URL,
@@ -302,6 +304,14 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
   };
   const mqtt: MqttSide = await capped(() => startMqtt(config.mqtt, mqttDeps, tls, listeners));
   stack.push('the MQTT side', () => mqtt.close());
+  if (mqtt.broker) {
+    const { ports } = mqtt.broker;
+    mqttInfo = {
+      ports: { mqtt: ports.mqtt, mqtts: ports.mqtts, ws: ports.mqttWs },
+      mirror: config.mqtt?.mirror ?? true,
+      haPrefix: config.mqtt?.haDiscoveryPrefix === undefined ? 'homeassistant' : config.mqtt.haDiscoveryPrefix,
+    };
+  }
   // first when closing: whoever waits for a command (HTTP request, async job) gets its 503 now,
   // not when the vehicle would have answered; the answers are written before the listeners close
   stack.push('the pending commands', async () => {

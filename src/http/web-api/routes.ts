@@ -9,6 +9,8 @@ import { battery } from './battery.js';
 import { charges } from './charges.js';
 import { drives } from './drives.js';
 import { history } from './history.js';
+import { integrations } from './integrations.js';
+import { INTEGRATIONS_DOCS } from './openapi-integrations.js';
 import { live } from './live.js';
 import { WEB_DOCS as doc } from './openapi.js';
 import { DRIVES_DOCS as drivesDoc } from './openapi-drives.js';
@@ -48,5 +50,6 @@ export const WEB_API: ApiGroup = {
     { method: 'POST', path: '/api/push/targets', route: addTarget, doc: doc.addTarget },
     { method: 'DELETE', path: '/api/push/targets/{id}', route: removePush, doc: doc.deleteTarget },
     { method: 'GET', path: '/api/notifications/{vehicleId}', route: notifications, doc: doc.notifications },
+    { method: 'GET', path: '/api/integrations/{vehicleId}', route: integrations, doc: INTEGRATIONS_DOCS.integrations },
   ],
 };
