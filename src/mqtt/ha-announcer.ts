@@ -8,7 +8,8 @@
  *
  * It is also the broker's rule for the shared discovery topics (`SharedTopics`): anyone may
  * subscribe under `<prefix>/` and publish on `<prefix>/status`, but a vehicle's discovery reaches
- * only its owner (and, until the clear is out, its former owner) and the superuser.
+ * only its owner (and, until the clear is out, its former owner) and the superuser, and a birth
+ * message reaches nobody but the superuser (vts hears it on the broker itself).
  *
  * Vehicles are added and removed by the CLI and by other nodes: the list is read again every
  * `resyncMs`.
@@ -76,7 +77,8 @@ export class HaAnnouncer implements SharedTopics {
   mayReceive(user: string, topic: string): boolean | null {
     const p = this.deps.prefix;
     if (!topic.startsWith(`${p}/`)) return null;
-    if (topic === `${p}/status`) return true;
+    // a birth message is for vts alone: one user's publish must not reach another user's clients
+    if (topic === `${p}/status`) return false;
     const node = discoveryNodeOf(p, topic);
     return node !== null && this.byNode.get(node)?.readers.has(user) === true;
   }
@@ -140,6 +142,10 @@ export class HaAnnouncer implements SharedTopics {
       for (let v = queue.shift(); v && !this.closed; v = queue.shift()) {
         const messages = this.deps.store.peekCarMessages(v.id) ?? (await this.deps.store.getCarMessages(v.id));
         this.deps.mirror.prime(v.id, v.ownerId, messages);
+        // the mirror may know the vehicle already (its car sent before this list was read): then
+        // it will not tell its facts again
+        const a = this.byVehicle.get(v.id);
+        if (a?.vehicle === v) this.announce(a);
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.deps.concurrency ?? 8, queue.length) }, worker));
@@ -175,10 +181,10 @@ export class HaAnnouncer implements SharedTopics {
   private async clear(a: Announced): Promise<void> {
     const id = a.vehicle.id;
     this.byVehicle.delete(id);
-    const prefix = this.deps.mirror.forget(id);
+    const prefix = this.deps.mirror.forget(id) ?? `ovms/${a.vehicle.ownerName}/${id}/`;
     try {
       await this.deps.publish(discoveryTopic(this.deps.prefix, id), '', true);
-      if (prefix) {
+      if (!/[+#]/.test(prefix)) {
         const topics = await this.deps.retainedTopics(`${prefix}#`);
         await Promise.all(topics.map((t) => this.deps.publish(t, '', true)));
       }

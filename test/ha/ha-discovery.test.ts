@@ -73,6 +73,7 @@ test("Home Assistant's birth message publishes its owner's discovery again, not 
   await eventually(() => (demo.count(config(mine)) > before.mine ? true : undefined), 'discovery again after the birth');
   await them.flushed();
   assert.equal(them.count(config('THEIRS2')), before.theirs, "another owner's birth message announces nothing of theirs");
+  assert.equal(them.count('homeassistant/status'), 0, "one user's birth message never reaches another user");
 });
 
 test('a removed vehicle, and one that changes owner, has its discovery and state cleared', async (t) => {
@@ -116,4 +117,18 @@ test('--ha-discovery off publishes no discovery (the state topics stay)', async 
   await eventually(() => (c.last(`ovms/demo/${id}/vts/availability`) === 'online' ? true : undefined), 'online');
   await c.flushed();
   assert.equal(c.count(config(id)), 0);
+});
+
+test('a vehicle whose car sent before the vehicle list was read is announced when the list is read', async (t) => {
+  const h = await mqttHarness(t, 'embedded', { stateFlushMs: 20, vehicleResyncMs: 3_600_000 });
+  const id = await h.vehicle();
+  const c = listen(await h.mqtt({ username: h.user, password: h.password }), ['homeassistant/#', `ovms/demo/${id}/vts/#`]);
+  await c.ready;
+  await mpCar(h, id);
+  // the mirror knows the vehicle (its state is out) before the announcer read the list
+  await eventually(() => (c.last(`ovms/demo/${id}/vts/availability`) === 'online' ? true : undefined), 'online');
+  await c.flushed();
+  assert.equal(c.count(config(id)), 0, 'not in the list yet');
+  await h.t.server.vehicleState!.announcer!.resync();
+  await eventually(() => c.last(config(id)), 'announced once listed');
 });

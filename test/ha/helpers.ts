@@ -20,8 +20,8 @@ export interface Listener {
   /** Every message, in order. */
   readonly messages: { topic: string; payload: string; retain: boolean }[];
   /**
-   * Resolves once a marker published now on `homeassistant/status` came back: everything the
-   * broker sent this client before has arrived (the client must be subscribed to it).
+   * Resolves once a marker published now on `ovms/<user>/zz-marker` (which `listen` subscribes
+   * to) came back: everything the broker sent this client before has arrived.
    */
   flushed(): Promise<void>;
 }
@@ -36,16 +36,17 @@ export function listen(client: MqttClient, filters: string[]): Listener {
     last.set(topic, text);
     counts.set(topic, (counts.get(topic) ?? 0) + 1);
   });
+  const marker = `ovms/${client.options.username ?? ''}/zz-marker`;
   return {
     client,
-    ready: client.subscribeAsync(filters, { qos: 0 }).then(() => undefined),
+    ready: client.subscribeAsync([...filters, marker], { qos: 0 }).then(() => undefined),
     last: (topic) => last.get(topic),
     count: (topic) => counts.get(topic) ?? 0,
     messages,
     async flushed() {
-      const marker = `marker-${randomBytes(4).toString('hex')}`;
-      await client.publishAsync('homeassistant/status', marker);
-      await eventually(() => (messages.some((m) => m.payload === marker) ? true : undefined), 'the marker');
+      const payload = `marker-${randomBytes(4).toString('hex')}`;
+      await client.publishAsync(marker, payload);
+      await eventually(() => (messages.some((m) => m.payload === payload) ? true : undefined), 'the marker');
     },
   };
 }
