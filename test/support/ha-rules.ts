@@ -7,6 +7,8 @@
  * - components/mqtt/schemas.py: DEVICE_DISCOVERY_SCHEMA (root keys, `device`/`origin`/`components`
  *   required, unknown root keys refused), SHARED_OPTIONS, the device and origin schemas,
  *   MQTT_ENTITY_COMMON_SCHEMA, the availability schemas, `unique_id` required per entity component;
+ * - components/mqtt/util.py (valid_topic, valid_subscribe_topic, valid_publish_topic; a sensor's
+ *   unit outside its device class's units refused from HA 2025.7);
  * - components/mqtt/config.py (MQTT_BASE/RO/RW_SCHEMA), sensor.py, binary_sensor.py, switch.py,
  *   button.py, device_tracker.py (each platform's DISCOVERY_SCHEMA, which drops unknown keys);
  * - components/mqtt/const.py (SUPPORTED_COMPONENTS, ENTITY_PLATFORMS), abbreviations.py;

@@ -202,10 +202,10 @@ function checkSensor(c: Obj, path: string, p: Problems): void {
   if (!rule) return p.add(`${path}.device_class`, `not a sensor device class: ${show(dc)}`);
   const [units, stateClasses] = rule;
   if (units && !units.includes(unit as string | null)) {
-    p.add(`${path}.unit_of_measurement`, `${show(unit)} is not a unit of device class ${dc as string} (allowed: ${units.map(show).join(', ')})`);
+    p.add(`${path}.unit_of_measurement`, `${show(unit)} is not a unit of device class ${dc as string} (HA refuses it since 2025.7; allowed: ${units.map(show).join(', ')})`);
   }
   if (sc !== null && !stateClasses.includes(sc as string)) {
-    p.add(`${path}.state_class`, `${show(sc)} is impossible for device class ${dc as string} (allowed: ${stateClasses.join(', ') || 'none'})`);
+    p.add(`${path}.state_class`, `${show(sc)} is impossible for device class ${dc as string} (HA's statistics refuse it; allowed: ${stateClasses.join(', ') || 'none'})`);
   }
 }
 
