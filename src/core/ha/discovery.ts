@@ -38,9 +38,14 @@ export const HA_COMMANDS: Readonly<Record<string, Readonly<Record<string, string
   wakeup: { PRESS: '#18' },
 };
 
-/** The node id of a vehicle id: characters outside [A-Za-z0-9_-] become `_`. */
+/**
+ * The node id of a vehicle id, of the characters HA takes in a discovery topic ([A-Za-z0-9_-]):
+ * `_` becomes `__` and any other character `_<hex code point>_`, so that two vehicle ids never
+ * share a node id (`A.B` and `A_B` did when both became `A_B`: one discovery topic, the same
+ * unique ids, and the broker's rule for it reading the wrong owner).
+ */
 export function haNodeId(vehicleId: string): string {
-  return `vts_${vehicleId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+  return `vts_${vehicleId.replace(/[^A-Za-z0-9-]/gu, (c) => (c === '_' ? '__' : `_${c.codePointAt(0)!.toString(16)}_`))}`;
 }
 
 /** The discovery topic of a vehicle. */
@@ -104,8 +109,13 @@ export interface HaServer {
 
 type Component = Record<string, unknown>;
 
-/** km → mi in a value template (the metric is km; HA shows the vehicle's unit). */
-const MI_TEMPLATE = '{{ (value | float(0) * 0.621371) | round(1) }}';
+/**
+ * km → mi in a value template (the metric is km; HA shows the vehicle's unit). A payload that is not
+ * a number renders empty, which HA ignores for a numeric sensor, as it does without a template
+ * (with `float(0)` alone it became 0 mi: a false reading, and for the odometer's total_increasing a
+ * meter reset that corrupts HA's long-term statistics).
+ */
+const MI_TEMPLATE = "{{ (value | float(0) * 0.621371) | round(1) if value | is_number else '' }}";
 
 /**
  * The discovery payload of one vehicle. Components: see the issue's list; every one has a
