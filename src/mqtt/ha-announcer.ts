@@ -124,6 +124,10 @@ export class HaAnnouncer implements SharedTopics {
       } else if (a.vehicle.name !== v.name) {
         a.vehicle = v;
         this.announce(a);
+      } else if (!this.byNode.has(haNodeId(v.id))) {
+        // the vehicle that shared its node id is gone: this one takes it
+        this.byNode.set(haNodeId(v.id), a);
+        this.announce(a);
       }
     }
     for (const a of [...this.byVehicle.values()]) if (!seen.has(a.vehicle.id)) await this.clear(a);
@@ -135,7 +139,14 @@ export class HaAnnouncer implements SharedTopics {
     for (const v of vehicles) {
       const a: Announced = { vehicle: v, readers: new Set([v.ownerName]), payload: null };
       this.byVehicle.set(v.id, a);
-      this.byNode.set(haNodeId(v.id), a);
+      const node = haNodeId(v.id);
+      const holder = this.byNode.get(node);
+      if (holder) {
+        // two ids of one node id (`A.B`, `A_B`): one discovery topic, so the first keeps it
+        this.deps.log.warn({ vehicle: v.id, other: holder.vehicle.id, node }, 'Home Assistant discovery: the vehicle shares its node id with another: not announced');
+        continue;
+      }
+      this.byNode.set(node, a);
     }
     const queue = [...vehicles];
     const worker = async (): Promise<void> => {
@@ -152,7 +163,7 @@ export class HaAnnouncer implements SharedTopics {
   }
 
   private announce(a: Announced): void {
-    if (this.closed) return;
+    if (this.closed || this.byNode.get(haNodeId(a.vehicle.id)) !== a) return;
     const facts: VehicleFacts | null = this.deps.mirror.facts(a.vehicle.id);
     if (!facts) return; // announced once the mirror has read the vehicle
     const payload = JSON.stringify(
@@ -182,8 +193,9 @@ export class HaAnnouncer implements SharedTopics {
     const id = a.vehicle.id;
     this.byVehicle.delete(id);
     const prefix = this.deps.mirror.forget(id) ?? `ovms/${a.vehicle.ownerName}/${id}/`;
+    const holder = this.byNode.get(haNodeId(id)) === a;
     try {
-      await this.deps.publish(discoveryTopic(this.deps.prefix, id), '', true);
+      if (holder) await this.deps.publish(discoveryTopic(this.deps.prefix, id), '', true);
       if (!/[+#]/.test(prefix)) {
         const topics = await this.deps.retainedTopics(`${prefix}#`);
         await Promise.all(topics.map((t) => this.deps.publish(t, '', true)));
@@ -191,7 +203,7 @@ export class HaAnnouncer implements SharedTopics {
     } catch (err) {
       this.deps.log.warn({ err, vehicle: id }, 'Home Assistant discovery: clearing failed');
     }
-    if (this.byNode.get(haNodeId(id)) === a) this.byNode.delete(haNodeId(id));
+    if (holder) this.byNode.delete(haNodeId(id));
     this.deps.log.info({ vehicle: id }, 'Home Assistant discovery: vehicle removed or moved to another owner: cleared');
   }
 

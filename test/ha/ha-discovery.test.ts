@@ -132,3 +132,24 @@ test('a vehicle whose car sent before the vehicle list was read is announced whe
   await h.t.server.vehicleState!.announcer!.resync();
   await eventually(() => c.last(config(id)), 'announced once listed');
 });
+
+test('two vehicle ids of one node id (CAR.1, CAR_1): the first is announced, the other is not, and takes over when the first goes', async (t) => {
+  const h = await mqttHarness(t, 'embedded', FAST);
+  const other = await owner(h, 'other');
+  await h.t.addVehicle('CAR.1', h.ownerId, 'NETPASS');
+  await h.t.addVehicle('CAR_1', other.ownerId, 'NETPASS');
+  await h.t.server.vehicleState!.announcer!.resync();
+  const demo = listen(await h.mqtt({ username: h.user, password: h.password }), ['homeassistant/#']);
+  const them = listen(await other.client(), ['homeassistant/#']);
+  await Promise.all([demo.ready, them.ready]);
+  const topic = 'homeassistant/device/vts_CAR_1/config';
+  await eventually(() => demo.last(topic), "the first vehicle's discovery");
+  assert.deepEqual((JSON.parse(demo.last(topic)!) as { device: { name: string } }).device.name, 'CAR.1');
+  await them.flushed();
+  assert.equal(them.count(topic), 0, "the other owner never sees the first owner's vehicle");
+  assert.ok(h.t.logs.some((l) => l.includes('shares its node id')), 'the skipped vehicle is logged');
+  await h.t.server.store.removeVehicle('CAR.1');
+  await eventually(() => (demo.last(topic) === '' ? true : undefined), 'cleared for its owner');
+  await eventually(() => them.last(topic) || undefined, "the other vehicle's discovery, for its owner");
+  assert.equal((JSON.parse(them.last(topic)!) as { device: { name: string } }).device.name, 'CAR_1');
+});

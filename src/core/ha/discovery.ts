@@ -39,13 +39,12 @@ export const HA_COMMANDS: Readonly<Record<string, Readonly<Record<string, string
 };
 
 /**
- * The node id of a vehicle id, of the characters HA takes in a discovery topic ([A-Za-z0-9_-]):
- * `_` becomes `__` and any other character `_<hex code point>_`, so that two vehicle ids never
- * share a node id (`A.B` and `A_B` did when both became `A_B`: one discovery topic, the same
- * unique ids, and the broker's rule for it reading the wrong owner).
+ * The node id of a vehicle id: characters outside [A-Za-z0-9_-] become `_` (the issue's rule, which
+ * tools may rely on). Two ids may then share one (`A.B`, `A_B`): the announcer publishes the first
+ * of them by id and logs the other (src/mqtt/ha-announcer.ts).
  */
 export function haNodeId(vehicleId: string): string {
-  return `vts_${vehicleId.replace(/[^A-Za-z0-9-]/gu, (c) => (c === '_' ? '__' : `_${c.codePointAt(0)!.toString(16)}_`))}`;
+  return `vts_${vehicleId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 }
 
 /** The discovery topic of a vehicle. */

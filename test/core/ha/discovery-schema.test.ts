@@ -3,8 +3,9 @@
  * (test/support/ha-schema.ts): a km and a miles vehicle, with and without a public URL, known,
  * unknown and absent vehicle types, an odd vehicle id; every component the issue lists, with its
  * platform, device class, unit and state class; every template rendered as HA would
- * (test/support/ha-template.ts) against the payloads a v3 module publishes; node ids that never
- * collide; and the validator itself shown to catch each kind of mistake.
+ * (test/support/ha-template.ts) against the payloads a v3 module publishes; node ids as the issue
+ * spells them, with the set check that sees two vehicles sharing one; and the validator itself
+ * shown to catch each kind of mistake.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -145,20 +146,22 @@ test('the renderer follows HA: float and round with and without defaults, is_num
   assert.deepEqual([pyFloatRepr(62), pyFloatRepr(1e16), pyFloatRepr(0.00001), pyFloatRepr(-0.5)], ['62.0', '1e+16', '1e-05', '-0.5']);
 });
 
-test('node ids are of the characters HA takes and never shared by two vehicle ids', () => {
-  assert.equal(haNodeId('DEMO1'), 'vts_DEMO1', 'an id of letters, digits and - keeps its node id');
-  assert.notEqual(haNodeId('CAR.1'), haNodeId('CAR_1'));
+test('node ids: characters outside [A-Za-z0-9_-] as `_`; the set check sees two vehicles sharing one', () => {
+  assert.equal(haNodeId('DEMO1'), 'vts_DEMO1');
+  assert.equal(haNodeId('my car/1#+'), 'vts_my_car_1__');
+  assert.equal(haNodeId('CAR.1'), 'vts_CAR_1');
   fc.assert(
-    fc.property(fc.string(), fc.string(), (a, b) => {
-      assert.match(haNodeId(a), /^[A-Za-z0-9_-]+$/);
-      assert.ok(a === b || haNodeId(a) !== haNodeId(b), `${a} / ${b}`);
+    fc.property(fc.string(), (a) => {
+      assert.match(haNodeId(a), /^vts_[A-Za-z0-9_-]*$/);
+      assert.equal(haNodeId(a).length, 4 + a.length);
     }),
     { numRuns: 2000 },
   );
-  const cars = ['CAR.1', 'CAR_1', 'CAR-1'].map((id) => message(vehicle({ vehicleId: id, topicPrefix: topicPrefix('alice', id) }), PLAIN));
+  const cars = ['CAR.1', 'CAR-1'].map((id) => message(vehicle({ vehicleId: id, topicPrefix: topicPrefix('alice', id) }), PLAIN));
   assert.deepEqual(validateDiscoverySet(cars), []);
-  const shared = [cars[0]!, { ...cars[1]!, topic: cars[0]!.topic }];
-  assert.equal(validateDiscoverySet(shared).length, 1, 'the set check sees a shared topic');
+  // CAR.1 and CAR_1 share a node id: the announcer publishes only one of them (test/ha/ha-discovery.test.ts)
+  const shared = [cars[0]!, message(vehicle({ vehicleId: 'CAR_1', topicPrefix: topicPrefix('alice', 'CAR_1') }), PLAIN)];
+  assert.ok(validateDiscoverySet(shared).length >= 1, 'the set check sees a shared topic');
 });
 
 /** The problems the validator finds in the demo payload once `change` is made to it. */
