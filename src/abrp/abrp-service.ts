@@ -199,14 +199,15 @@ export class AbrpService {
     return track;
   }
 
-  /** Runs `step` for the track (one at a time per vehicle), counted in `running`. */
-  private run(track: Track, step: () => Promise<void>): void {
+  /** Runs `step` for the track (one at a time per vehicle), counted in `running`; then `next`. */
+  private run(track: Track, step: () => Promise<void>, next?: () => void): void {
     track.busy = true;
     const done = step()
       .catch((err: unknown) => logStoreFailure(this.log, 'error', err, { vehicle: track.vehicleId }, 'ABRP: reading or writing the link failed'))
       .finally(() => {
         track.busy = false;
         this.running.delete(done);
+        next?.();
       });
     this.running.add(done);
   }
@@ -216,10 +217,14 @@ export class AbrpService {
     if (this.closed || track.busy || !this.sender) return;
     const now = this.seconds();
     if (track.link === undefined || now - track.checkedAt >= this.linkCacheSeconds) {
-      this.run(track, async () => {
-        this.adopt(track, (await this.store.abrp.getLink(track.vehicleId)) ?? null);
-        if (!track.link) track.sentVersion = track.version;
-      });
+      this.run(
+        track,
+        async () => {
+          this.adopt(track, (await this.store.abrp.getLink(track.vehicleId)) ?? null);
+          if (!track.link) track.sentVersion = track.version;
+        },
+        () => this.consider(track),
+      );
       return;
     }
     const link = track.link;
