@@ -4,9 +4,9 @@
  * `#/vehicle/<ID>/charges/<n>`, `#/places`, `#/account`.
  */
 
-export type VehicleTab = 'live' | 'history' | 'drives' | 'charges' | 'battery' | 'stats' | 'console' | 'notifications';
+export type VehicleTab = 'live' | 'history' | 'drives' | 'charges' | 'battery' | 'stats' | 'console' | 'notifications' | 'abrp';
 
-const TABS: readonly string[] = ['live', 'history', 'drives', 'charges', 'battery', 'stats', 'console', 'notifications'];
+const TABS: readonly string[] = ['live', 'history', 'drives', 'charges', 'battery', 'stats', 'console', 'notifications', 'abrp'];
 /** The tabs whose rows open a page of their own. */
 const ITEM_TABS: readonly string[] = ['drives', 'charges'];
 

@@ -1,8 +1,8 @@
 /**
  * One vehicle: a header with its name (the owner's name for it, else its id), one state (the
  * car online with its link, offline, or the live updates (re)connecting) and the tabs Live, Drives,
- * Charges, Battery, Stats, History, Console and Notifications (what was pushed, and how each
- * delivery went); a drive or a charge opens in its tab. The page first makes sure the vehicle is
+ * Charges, Battery, Stats, History, Console, Notifications (what was pushed, and how each
+ * delivery went) and ABRP (the link to the owner's ABRP account); a drive or a charge opens in its tab. The page first makes sure the vehicle is
  * one of the user's (`GET /api/overview`): an unknown vehicle, or another owner's, shows
  * "not found" and calls nothing more (no stream, no 403s polled). Then the live stream is opened
  * for the whole page (it feeds the badge, the Live tab, the Console's buttons and the
@@ -15,6 +15,7 @@ import { epochOf, linkLabel, linkTitle } from '../format';
 import { LiveStream, type StreamState } from '../live-stream';
 import { href, type Page, type Route, type VehicleTab } from '../router';
 import type { LiveLink, OverviewRow } from '../types';
+import { abrpPanel } from './abrp';
 import { batteryPanel } from './battery';
 import { chargesPanel } from './charges';
 import { consolePanel } from './console';
@@ -57,6 +58,7 @@ const TABS: { tab: VehicleTab; label: string }[] = [
   { tab: 'history', label: 'History' },
   { tab: 'console', label: 'Console' },
   { tab: 'notifications', label: 'Notifications' },
+  { tab: 'abrp', label: 'ABRP' },
 ];
 
 const PANELS: Record<VehicleTab, (ctx: VehicleContext) => Panel> = {
@@ -68,6 +70,7 @@ const PANELS: Record<VehicleTab, (ctx: VehicleContext) => Panel> = {
   stats: statsPanel,
   console: consolePanel,
   notifications: notificationsPanel,
+  abrp: abrpPanel,
 };
 
 /**
