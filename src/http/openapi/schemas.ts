@@ -255,7 +255,7 @@ export const SCHEMAS: Record<string, Schema> = {
   }),
   AbrpToken: {
     type: 'object',
-    properties: { token: { type: 'string', minLength: 1, maxLength: 256, description: 'The ABRP user token (Settings → Car → Live data → Generic).' } },
+    properties: { token: { type: 'string', minLength: 1, maxLength: 256, description: 'The ABRP user token (ABRP shows it when a generic live-data connection is set up for the car).' } },
     required: ['token'],
   },
   Attempt: exact('One attempt: the state it left the delivery in.', { time: EPOCH, state: DELIVERY_STATE, detail: { type: 'string' } }),

@@ -21,7 +21,7 @@ export const ABRP_DOCS = {
     operationId: 'linkAbrp',
     summary: "Link the vehicle to the owner's ABRP account (or link it again with a new token)",
     description:
-      'The ABRP user token (ABRP: Settings → Car → Live data → Generic) goes in the body, never in the query string; it is stored sealed and never shown again. ' +
+      'The ABRP user token (ABRP shows it when a generic live-data connection is set up for the car) goes in the body, never in the query string; it is stored sealed and never shown again. ' +
       'The server sends the live telemetry from then on (docs/abrp.md).',
     tag: TAG,
     style: 'json',

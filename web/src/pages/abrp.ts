@@ -28,7 +28,7 @@ export function abrpPanel(ctx: VehicleContext): Panel {
   const form = h(
     'form',
     { class: 'abrp-form', 'data-testid': 'abrp-form', novalidate: true },
-    field('ABRP user token', token, 'In ABRP: Settings → Car → Live data → Generic; vts sends this car’s live data to your ABRP account.'),
+    field('ABRP user token', token, 'ABRP shows it when you set up a generic live-data connection for this car (its car settings, live data); vts then sends the car’s live data to your ABRP account.'),
     h('div', { class: 'form-actions' }, submit, unlink),
   );
   const el = h('section', { class: 'card', 'aria-labelledby': 'abrp-title' }, h('h2', { id: 'abrp-title' }, 'A Better Route Planner'), status, error, form);
