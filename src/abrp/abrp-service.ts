@@ -7,10 +7,11 @@
  *
  * What must survive a restart or a failover lives in the link's row (src/store/abrp-store.ts): the
  * last telemetry sent and when, the failures and the time of the next try. The row is read again
- * before every send, so a link removed or replaced anywhere is seen at once; a vehicle heard
- * without a link is looked up again after `linkCacheSeconds` (a link made on another node starts
- * within that time). Sends run at most `concurrency` at once; a send that cannot start waits for
- * the next tick (every second).
+ * before every send, so a link removed or replaced anywhere is seen at once. Which vehicles are
+ * linked is one read for the whole fleet, made again every `linkCacheSeconds` (a link made on
+ * another node starts within that time); the cars of vehicles without a link cost no read at all.
+ * Sends run at most `concurrency` at once; a send that cannot start waits for the next tick (every
+ * second).
  *
  * The token is sealed in the row (src/core/crypto/sealed-secret.ts) and opened only to send: it is
  * never logged, stored in clear, or put into an error.
@@ -85,6 +86,11 @@ export class AbrpService {
   private readonly idleSeconds: number;
   private readonly tickMs: number;
   private readonly running = new Set<Promise<void>>();
+  /** The linked vehicles as last listed (null: not yet), when, and the links made or removed here since the listing began. */
+  private linked: Set<string> | null = null;
+  private linkedAt = 0;
+  private listing = false;
+  private readonly changes = new Map<string, boolean>();
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -99,7 +105,7 @@ export class AbrpService {
         ? { url: (settings.url ?? DEFAULT_ABRP_URL).replace(/\/+$/, ''), apiKey: settings.apiKey, timeoutMs: settings.timeoutMs ?? 10_000 }
         : null;
     this.concurrency = settings.concurrency ?? 8;
-    this.linkCacheSeconds = settings.linkCacheSeconds ?? 60;
+    this.linkCacheSeconds = Math.max(1, settings.linkCacheSeconds ?? 60);
     this.idleSeconds = settings.idleSeconds ?? 3600;
     this.tickMs = settings.tickMs ?? 1000;
   }
@@ -140,6 +146,7 @@ export class AbrpService {
     if (!this.sender || !this.settings.tokenKey) throw new VtsError('VTS_ERR_ABRP_OFF', 'the operator has not set --abrp-api-key');
     const vid = vehicleId.toUpperCase();
     const link = await this.store.abrp.putLink(vid, ownerId, seal(this.settings.tokenKey, token, vid), this.seconds());
+    this.noteLinked(vid, true);
     const track = this.tracks.get(vid);
     if (track) {
       track.link = link;
@@ -154,6 +161,7 @@ export class AbrpService {
   async unlink(vehicleId: string): Promise<boolean> {
     const vid = vehicleId.toUpperCase();
     const removed = await this.store.abrp.removeLink(vid);
+    this.noteLinked(vid, false);
     const track = this.tracks.get(vid);
     if (track) {
       track.link = null;
@@ -162,16 +170,21 @@ export class AbrpService {
     return removed;
   }
 
-  /** Sends what is due (data that waited for its interval, a retry after a back-off), and forgets idle vehicles. */
+  /**
+   * Sends what is due (data that waited for its interval, a retry after a back-off), lists the
+   * linked vehicles again when the listing is old, and forgets idle vehicles.
+   */
   tick(): void {
     if (this.closed) return;
     const now = this.seconds();
+    if (this.linked === null || now - this.linkedAt >= this.linkCacheSeconds) this.listLinked();
     for (const track of this.tracks.values()) {
       if (track.busy) continue;
       if (now - track.heard >= this.idleSeconds) {
         this.tracks.delete(track.vehicleId);
         continue;
       }
+      if (!this.linked?.has(track.vehicleId)) continue;
       const link = track.link;
       const retry = link?.state === 'failing' && link.retryAt !== null && now >= link.retryAt;
       if (track.version !== track.sentVersion || retry || (link === undefined && track.version > 0)) this.consider(track);
@@ -199,6 +212,36 @@ export class AbrpService {
     return track;
   }
 
+  private noteLinked(vid: string, linked: boolean): void {
+    this.changes.set(vid, linked);
+    if (linked) this.linked?.add(vid);
+    else this.linked?.delete(vid);
+  }
+
+  /** Lists the linked vehicles (one at a time), then looks at the vehicles heard that are linked. */
+  private listLinked(): void {
+    if (this.listing || this.closed || !this.sender) return;
+    this.listing = true;
+    this.changes.clear();
+    const done = this.store.abrp
+      .listLinked()
+      .then((ids) => {
+        const linked = new Set(ids);
+        // a link made or removed here while the list was read is as this node knows it
+        for (const [vid, yes] of this.changes) if (yes) linked.add(vid);
+        else linked.delete(vid);
+        this.linked = linked;
+        this.linkedAt = this.seconds();
+      })
+      .catch((err: unknown) => logStoreFailure(this.log, 'error', err, {}, 'ABRP: listing the linked vehicles failed'))
+      .finally(() => {
+        this.listing = false;
+        this.running.delete(done);
+        for (const track of this.tracks.values()) if (this.linked?.has(track.vehicleId) && track.version > 0) this.consider(track);
+      });
+    this.running.add(done);
+  }
+
   /** Runs `step` for the track (one at a time per vehicle), counted in `running`; then `next`. */
   private run(track: Track, step: () => Promise<void>, next?: () => void): void {
     track.busy = true;
@@ -215,13 +258,22 @@ export class AbrpService {
   /** Sends the vehicle's telemetry if the link and the policy say so now. */
   private consider(track: Track): void {
     if (this.closed || track.busy || !this.sender) return;
+    if (this.linked === null) return this.listLinked();
+    if (!this.linked.has(track.vehicleId)) {
+      // not linked: no read of its own
+      track.link = null;
+      track.sentVersion = track.version;
+      return;
+    }
     const now = this.seconds();
-    if (track.link === undefined || now - track.checkedAt >= this.linkCacheSeconds) {
+    if (!track.link || now - track.checkedAt >= this.linkCacheSeconds) {
       this.run(
         track,
         async () => {
-          this.adopt(track, (await this.store.abrp.getLink(track.vehicleId)) ?? null);
-          if (!track.link) track.sentVersion = track.version;
+          const row = (await this.store.abrp.getLink(track.vehicleId)) ?? null;
+          this.adopt(track, row);
+          // removed since the listing: not looked at again until it is listed
+          if (!row) this.linked?.delete(track.vehicleId);
         },
         () => this.consider(track),
       );
@@ -259,6 +311,7 @@ export class AbrpService {
     const vid = track.vehicleId;
     const row = (await this.store.abrp.getLink(vid)) ?? null;
     this.adopt(track, row);
+    if (!row) this.linked?.delete(vid);
     if (!row || row.state === 'refused') return;
     if (row.state === 'failing' && row.retryAt !== null && this.seconds() < row.retryAt) return;
     const token = unseal(this.settings.tokenKey!, row.token, vid);

@@ -39,7 +39,8 @@ export function startAbrp(config: AbrpConfig | undefined, deps: AbrpDeps): AbrpS
     tokenKey,
   });
   const stop = apiKey ? deps.onCarData(service.observer()) : () => undefined;
-  if (apiKey) deps.log.info({ url: config?.url ?? 'default' }, 'ABRP: sending live telemetry of the linked vehicles');
+  // the host only: a URL may hold a credential
+  if (apiKey) deps.log.info({ host: config?.url ? new URL(config.url).host : 'api.iternio.com' }, 'ABRP: sending live telemetry of the linked vehicles');
   return {
     service,
     close: async () => {

@@ -51,6 +51,8 @@ export interface AbrpStore {
    */
   putLink(vehicleId: string, ownerId: number, sealedToken: string, time: number): Promise<AbrpLink>;
   getLink(vehicleId: string): Promise<AbrpLink | undefined>;
+  /** The ids of the linked vehicles (one read for a whole fleet: which vehicles to look at). */
+  listLinked(): Promise<string[]>;
   /** @returns false when there was no link */
   removeLink(vehicleId: string): Promise<boolean>;
   /** A send with `sealedToken` succeeded at `time` with `tlm`: state `ok`, no failures. False when the row no longer holds that token. */

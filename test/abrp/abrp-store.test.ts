@@ -12,6 +12,7 @@ test('a link is made pending, records its sends and failures, and is made anew b
   const { store } = await freshStore(t);
   const { owner } = await seed(store, 'CAR1');
   assert.equal(await store.abrp.getLink('CAR1'), undefined);
+  assert.deepEqual(await store.abrp.listLinked(), []);
   const made = await store.abrp.putLink('car1', owner.id, 'v1:sealed-a', 100);
   assert.deepEqual(made, {
     vehicleId: 'CAR1', ownerId: owner.id, token: 'v1:sealed-a', state: 'pending', created: 100,
@@ -33,8 +34,10 @@ test('a link is made pending, records its sends and failures, and is made anew b
   const again = (await store.abrp.getLink('CAR1'))!;
   assert.deepEqual([again.state, again.token, again.lastSent, again.lastError], ['pending', 'v1:sealed-b', null, '']);
 
+  assert.deepEqual(await store.abrp.listLinked(), ['CAR1']);
   assert.equal(await store.abrp.removeLink('CAR1'), true);
   assert.equal(await store.abrp.removeLink('CAR1'), false);
+  assert.deepEqual(await store.abrp.listLinked(), []);
   assert.equal(await store.abrp.recordSent('CAR1', 'v1:sealed-b', 220, '{}'), false);
 });
 

@@ -117,3 +117,39 @@ test('a node whose token key differs cannot open the token: the link fails (back
   assert.equal(link.state, 'failing');
   assert.match(link.lastError, /cannot be opened with this server's token key/);
 });
+
+test('a link made on another node starts on the node that holds the car once it lists the links again; unlinked cars cost no read', async (t) => {
+  const { store } = await freshStore(t);
+  await seed(store, 'CAR1');
+  const owner = (await store.getOwnerByName('demo'))!;
+  const abrp = await abrpStandIn(t);
+  const clock = { t: T0 };
+  const log = createLogger('silent', new Writable({ write: (_c, _e, cb) => cb() }));
+  const key = randomBytes(32);
+  const settings = { apiKey: 'k-123456', url: abrp.url, tokenKey: key, tickMs: 3_600_000 };
+  const holder = new AbrpService(store, log, () => clock.t, settings);
+  const other = new AbrpService(store, log, () => clock.t, settings);
+  t.after(async () => {
+    await holder.close();
+    await other.close();
+  });
+  // the holder hears the car before any link: one listing, and no read of the vehicle's row
+  let rowReads = 0;
+  const getLink = store.abrp.getLink.bind(store.abrp);
+  store.abrp.getLink = (vid) => (rowReads++, getLink(vid));
+  holder.hear(event('S', S(80), clock.t));
+  holder.hear(event('D', D_PARKED, clock.t));
+  await holder.settled();
+  assert.equal(rowReads, 0);
+
+  await other.link('CAR1', owner.id, 'token-abcdef-1');
+  clock.t += 10;
+  holder.hear(event('S', S(79), clock.t));
+  await holder.settled();
+  assert.equal(abrp.tlms.length, 0, 'not listed yet on the holder');
+  clock.t += 60;
+  holder.tick();
+  await holder.settled();
+  assert.equal(abrp.tlms.length, 1, 'listed again: sent');
+  assert.equal(abrp.tlms[0]!.soc, 79);
+});

@@ -33,6 +33,10 @@ export class PgAbrpStore implements AbrpStore {
     return r && toAbrpLink(r);
   }
 
+  async listLinked(): Promise<string[]> {
+    return (await this.db.read<{ vehicle_id: string }>('SELECT vehicle_id FROM abrp_links ORDER BY vehicle_id', [])).map((r) => r.vehicle_id);
+  }
+
   async removeLink(vehicleId: string): Promise<boolean> {
     return (await changedRows(this.db, 'DELETE FROM abrp_links WHERE vehicle_id = $1', [vehicleId.toUpperCase()])) > 0;
   }

@@ -18,6 +18,7 @@ function prepareStatements(db: Database.Database) {
        RETURNING ${ABRP_COLUMNS}`,
     ),
     get: db.prepare<[string], AbrpLinkRow>(`SELECT ${ABRP_COLUMNS} FROM abrp_links WHERE vehicle_id = ?`),
+    linked: db.prepare<[], string>('SELECT vehicle_id FROM abrp_links ORDER BY vehicle_id').pluck(),
     remove: db.prepare<[string]>('DELETE FROM abrp_links WHERE vehicle_id = ?'),
     sent: db.prepare<[number, string, string, string]>(
       `UPDATE abrp_links SET state = 'ok', last_sent = ?, last_tlm = ?, failures = 0, retry_at = NULL WHERE vehicle_id = ? AND token = ?`,
@@ -53,6 +54,11 @@ export class SqliteAbrpStore implements AbrpStore {
     this.open();
     const r = this.s.get.get(vehicleId.toUpperCase());
     return r && toAbrpLink(r);
+  }
+
+  async listLinked(): Promise<string[]> {
+    this.open();
+    return this.s.linked.all();
   }
 
   async removeLink(vehicleId: string): Promise<boolean> {
