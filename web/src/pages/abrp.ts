@@ -62,7 +62,7 @@ export function abrpPanel(ctx: VehicleContext): Panel {
       h('p', {}, h('span', { class: `state ${st.tone}`, 'data-testid': 'abrp-state', 'data-state': link.state }, st.text)),
       h(
         'dl',
-        { class: 'facts' },
+        { class: 'kv' },
         h('dt', {}, 'Linked since'),
         h('dd', {}, when(link.since)),
         h('dt', {}, 'Last sent'),
