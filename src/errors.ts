@@ -75,6 +75,7 @@ export const CATALOGUE = {
   // 401 without a login; 403 when a login may not do this (a wrong current password, an API token)
   VTS_ERR_AUTH: entry('authentication failed', 401),
   VTS_ERR_CSRF: entry('missing or wrong CSRF token', 403),
+  VTS_ERR_FORBIDDEN: entry('this login may not do that', 403),
   VTS_ERR_LOGIN_THROTTLED: entry('too many failed logins', 429),
   VTS_ERR_CHECKS_BUSY: entry('too many password checks are waiting', 429),
 } satisfies Record<`VTS_ERR_${string}`, ErrorEntry>;

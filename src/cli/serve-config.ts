@@ -81,6 +81,9 @@ export function serverConfig(o: ServeOptions, cmd: Command): ServerConfig {
       url: o.mqttUrl || undefined,
       clientId: o.mqttClientId,
       events: o.mqttEvents,
+      mirror: o.mqttMirror === 'on',
+      haDiscoveryPrefix: o.haDiscovery === 'on' ? o.haDiscoveryPrefix : null,
+      publicUrl: o.publicUrl,
     },
   };
 }

@@ -61,6 +61,10 @@ export interface ServeOptions extends PushDeliveryOptions {
   mqttUrl?: string;
   mqttClientId: string;
   mqttEvents: NonNullable<MqttConfig['events']>;
+  mqttMirror: 'on' | 'off';
+  haDiscovery: 'on' | 'off';
+  haDiscoveryPrefix: string;
+  publicUrl?: string;
   commandLink: 'v2' | 'mqtt';
   mapTiles: string;
   mapAttribution: string;
@@ -116,6 +120,24 @@ function parseTileUrl(value: string): string {
 function parseClientId(value: string): string {
   if (!isTopicLevel(value) || !/^[A-Za-z0-9_.-]{1,64}$/.test(value)) throw new Error(`not a client id: ${value}`);
   return value;
+}
+
+/** An MQTT topic prefix of one or more levels (no wildcards, no empty level). */
+function parseTopicPrefix(value: string): string {
+  if (!/^[A-Za-z0-9_.-]{1,64}(\/[A-Za-z0-9_.-]{1,64}){0,3}$/.test(value)) throw new Error(`not a topic prefix (letters, digits, - _ . and /): ${value}`);
+  return value;
+}
+
+/** The dashboard's public address: an http(s) URL. */
+function parsePublicUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`not a URL: ${value}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`not an http(s) URL: ${value}`);
+  return value.replace(/\/+$/, '');
 }
 
 /** A cookie name as RFC 6265 allows it (a token). */
@@ -259,6 +281,16 @@ export function addServeOptions(cmd: Command): void {
     default: 'notify',
     parse: parseChoice(['notify', 'history', 'off'] as const),
   });
+  addConfigOption(cmd, '--mqtt-mirror <on|off>', "publish each v2 car's state on the embedded broker as v3 metric topics (ovms/<owner>/<vehicle>/metric/…)", {
+    default: 'on',
+    parse: parseChoice(['on', 'off'] as const),
+  });
+  addConfigOption(cmd, '--ha-discovery <on|off>', 'announce every vehicle to Home Assistant on the embedded broker (MQTT discovery)', {
+    default: 'on',
+    parse: parseChoice(['on', 'off'] as const),
+  });
+  addConfigOption(cmd, '--ha-discovery-prefix <prefix>', "Home Assistant's discovery prefix", { default: 'homeassistant', parse: parseTopicPrefix });
+  addConfigOption(cmd, '--public-url <url>', "the dashboard's address as users reach it (https://vts.example.org), for links to it", { parse: parsePublicUrl });
   addConfigOption(cmd, '--map-tiles <url>', 'map tile URL template of the web dashboard ({z}/{x}/{y}, optional {s})', {
     default: DEFAULT_TILE_URL,
     parse: parseTileUrl,

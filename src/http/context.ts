@@ -67,4 +67,15 @@ export interface HttpContext {
   ops: OpsContext;
   /** ABRP links; none: ABRP is not configured (a link cannot be made). */
   abrp?: AbrpLinks;
+  /** What the embedded MQTT broker offers (null: no embedded broker); known once it listens. */
+  mqttInfo: () => MqttInfo | null;
+}
+
+/** The embedded broker as the dashboard's Integrations tab describes it. */
+export interface MqttInfo {
+  ports: { mqtt: number; mqtts: number | null; ws: number | null };
+  /** Whether v2 cars' state is published as v3 metric topics. */
+  mirror: boolean;
+  /** Home Assistant's discovery prefix (null: no discovery). */
+  haPrefix: string | null;
 }

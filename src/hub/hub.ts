@@ -69,6 +69,8 @@ export class Hub implements HubPort {
   readonly links: VehicleLinks;
   /** What the other nodes of a cluster tell this one. */
   readonly inbox: ClusterEvents;
+  /** Who hears a vehicle's online state change on this node (`onLinkChange`). */
+  private linkListeners: readonly ((vehicleId: string, ownerId: number) => void)[] = [];
   /** Clients whose login replay is still being read: messages for them wait here. */
   private readonly held = new Map<Peer, HeldMessage[]>();
   readonly now: () => number;
@@ -123,6 +125,27 @@ export class Hub implements HubPort {
    */
   onCarData(observer: CarDataObserver): () => void {
     return this.carData.add(observer);
+  }
+
+  /**
+   * Hears when a vehicle this node has a link of goes online or offline (a car or v3 link on any
+   * node), until the returned function is called.
+   */
+  onLinkChange(listener: (vehicleId: string, ownerId: number) => void): () => void {
+    this.linkListeners = [...this.linkListeners, listener];
+    return () => {
+      this.linkListeners = this.linkListeners.filter((l) => l !== listener);
+    };
+  }
+
+  private onlineChanged(link: VehicleLink): void {
+    for (const l of this.linkListeners) {
+      try {
+        l(link.vehicleId, link.ownerId);
+      } catch (err) {
+        this.log.error({ err, vehicle: link.vehicleId }, 'link listener failed');
+      }
+    }
   }
 
   /** Hears the vehicle's records, notifications and link changes until the returned function is called. */
@@ -268,6 +291,7 @@ export class Hub implements HubPort {
     if (online === link.shownOnline) return;
     link.shownOnline = online;
     this.toLocalClients(link, 'Z', online ? '1' : '0');
+    this.onlineChanged(link);
   }
 
   /** Sends to this node's clients of the vehicle only (each node tells its own), after the commit. */
@@ -320,8 +344,10 @@ export class Hub implements HubPort {
     link.carClaim = undefined;
     link.supersededClaims = [];
     this.links.announce(link);
+    const wasOnline = link.shownOnline;
     link.shownOnline = true;
     this.toLocalClients(link, 'Z', '1');
+    if (!wasOnline) this.onlineChanged(link);
     this.tellCarAppCount(link, true); // and the live watchers
     if (!this.cluster.clustered) return;
     // the node that held the car before closes its connection

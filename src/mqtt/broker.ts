@@ -10,6 +10,8 @@
  * - PUBLISH and SUBSCRIBE only under `ovms/<user>/`, config read requests for the superuser only
  *   (src/core/mqtt/acl.ts). A refused subscription is answered with the failure code 0x80; a
  *   refused publish closes the connection (aedes; MQTT 3.1.1 cannot refuse a publish otherwise).
+ * - Shared topics outside the users' prefixes (Home Assistant's discovery, src/mqtt/ha-announcer.ts)
+ *   follow `SharedTopics`: who may subscribe, publish, and which of their messages reach whom.
  */
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createNetServer, type Server } from 'node:net';
@@ -38,6 +40,23 @@ export interface ClientIdOwners {
   release(clientId: string, user: string): Promise<void>;
 }
 
+/** Topics outside `ovms/<user>/` that users may use (null: the topic is not one of them). */
+export interface SharedTopics {
+  /** Whether the user may subscribe to this filter; null when the filter is not a shared one. */
+  mayRead(user: string, filter: string): boolean | null;
+  /** Whether the user may publish on this topic; null when it is not a shared one. */
+  mayWrite(user: string, topic: string): boolean | null;
+  /** Whether a message on this topic may reach the user; null when it is not a shared one. Called per delivery: cheap. */
+  mayReceive(user: string, topic: string): boolean | null;
+}
+
+/** Who a broker client logged in as. */
+export interface BrokerUser {
+  name: string;
+  /** The rights of the login (the account's, or the API token's). */
+  permit: string;
+}
+
 export interface BrokerDeps {
   store: Store;
   clientIds: ClientIdOwners;
@@ -47,6 +66,8 @@ export interface BrokerDeps {
   /** Epoch milliseconds. */
   now: () => number;
   superuser?: string;
+  /** Shared topics (Home Assistant discovery); none by default. */
+  shared?: SharedTopics;
 }
 
 export interface BrokerListenOptions {
@@ -71,6 +92,8 @@ export const DEFAULT_MAX_PACKET = 1024 * 1024;
 export interface EmbeddedBroker {
   readonly aedes: Aedes;
   readonly ports: { mqtt: number; mqtts: number | null; mqttWs: number | null };
+  /** Who a client of this broker logged in as (undefined: the broker's own, or not logged in). */
+  userOf(client: Client | null): BrokerUser | undefined;
   close(): Promise<void>;
 }
 
@@ -80,7 +103,10 @@ const refusal = (returnCode: 2 | 4 | 5, message: string): AuthenticateError =>
 export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): Promise<EmbeddedBroker> {
   const { log } = deps;
   const maxPacket = opts.maxPacket ?? DEFAULT_MAX_PACKET;
-  const users = new WeakMap<Client, string>();
+  const users = new WeakMap<Client, BrokerUser>();
+  const nameOf = (client: Client): string => users.get(client)?.name ?? '';
+  const shared = deps.shared;
+  const isSuper = (name: string): boolean => deps.superuser !== undefined && deps.superuser !== '' && name === deps.superuser;
   const addresses = new WeakMap<object, string>();
 
   const adapters = opts.cluster ? clusterAdapters(opts.cluster) : null;
@@ -116,7 +142,7 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
               done(refusal(2, 'client id in use by another user'), false);
               return;
             }
-            users.set(client, name);
+            users.set(client, { name, permit: outcome.value.permit });
             done(null, true);
           });
         })
@@ -127,9 +153,11 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
     },
     authorizePublish(client, packet, done) {
       if (!client) return done(null); // the broker's own (a will of a gone client is checked with it)
-      const decision = topicAccess(users.get(client) ?? '', packet.topic, deps.superuser);
+      const name = nameOf(client);
+      let decision = topicAccess(name, packet.topic, deps.superuser);
+      if (decision === 'denied' && name !== '' && shared?.mayWrite(name, packet.topic) === true) decision = 'granted';
       if (decision === 'denied') {
-        log.info({ client: client.id, user: users.get(client), topic: packet.topic }, 'MQTT publish denied');
+        log.info({ client: client.id, user: name, topic: packet.topic }, 'MQTT publish denied');
         return done(new Error('publish denied'));
       }
       // back-pressure: while the store holds as many writes as it may (the database is slow or
@@ -139,16 +167,29 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
       done(null);
     },
     authorizeSubscribe(client, sub, done) {
-      const decision = topicAccess(users.get(client) ?? '', sub.topic, deps.superuser, 'read');
+      const name = nameOf(client);
+      let decision = topicAccess(name, sub.topic, deps.superuser, 'read');
+      if (decision === 'denied' && name !== '' && shared?.mayRead(name, sub.topic) === true) decision = 'granted';
       if (decision === 'denied') {
-        log.info({ client: client.id, user: users.get(client), topic: sub.topic }, 'MQTT subscription denied');
+        log.info({ client: client.id, user: name, topic: sub.topic }, 'MQTT subscription denied');
         return done(null, null);
       }
       done(null, sub);
     },
+    ...(shared
+      ? {
+          // a shared topic's message reaches only those it is meant for (retained ones included)
+          authorizeForward(client: Client, packet: Parameters<NonNullable<Aedes['authorizeForward']>>[1]) {
+            const name = nameOf(client);
+            if (isSuper(name)) return packet;
+            const allowed = shared.mayReceive(name, packet.topic);
+            return allowed === false ? null : packet;
+          },
+        }
+      : {}),
   });
   aedes.on('clientDisconnect', (client) => {
-    const user = users.get(client);
+    const user = users.get(client)?.name;
     if (client.clean && user !== undefined) {
       deps.clientIds.release(client.id, user).catch((err: unknown) => log.warn({ err, client: client.id }, 'MQTT: releasing the client id failed'));
     }
@@ -213,7 +254,7 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
       });
       mqttWs = await listen(httpServer, opts.wsPort, opts.host, 1024);
     }
-    return { aedes, ports: { mqtt, mqtts, mqttWs }, close };
+    return { aedes, ports: { mqtt, mqtts, mqttWs }, userOf: (client) => (client ? users.get(client) : undefined), close };
   } catch (err) {
     await close().catch(() => undefined);
     throw err;

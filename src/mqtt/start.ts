@@ -16,6 +16,7 @@ import type { EventMode } from './bridged-vehicle.js';
 import { ClientPort } from './client-port.js';
 import type { BrokerCluster } from './cluster-adapters.js';
 import { EmbeddedPort } from './embedded-port.js';
+import { vehicleState, type VehicleState } from './vehicle-state.js';
 
 export interface MqttConfig {
   /** Embedded broker port (0 = any free port); null = no embedded broker. */
@@ -33,6 +34,16 @@ export interface MqttConfig {
   /** The bridge's v3 client id. */
   clientId?: string;
   events?: EventMode;
+  /** Publish v2 cars' state as v3 metric topics on the embedded broker (default on). */
+  mirror?: boolean;
+  /** Home Assistant discovery prefix on the embedded broker; null = off (default `homeassistant`). */
+  haDiscoveryPrefix?: string | null;
+  /** The dashboard's address, for links in the discovery. */
+  publicUrl?: string;
+  /** Milliseconds between two publishes of a vehicle's changed state (default 1 s; tests). */
+  stateFlushMs?: number;
+  /** Milliseconds between two readings of the vehicle list for the discovery (default 60 s; tests). */
+  vehicleResyncMs?: number;
 }
 
 export interface MqttDeps {
@@ -46,16 +57,20 @@ export interface MqttDeps {
   superuser?: string;
   /** A cluster node's broker shares its state through the cluster's Redis. */
   cluster?: BrokerCluster;
+  /** vts's version (for the discovery's origin). */
+  version: string;
 }
 
 export interface MqttSide {
   readonly broker: EmbeddedBroker | null;
+  /** The vehicles' state and Home Assistant discovery on the embedded broker, when they run. */
+  readonly state: VehicleState | null;
   /** The bridge that runs now, if any (for an external broker in a cluster: on the leading node only). */
   bridge(): MqttBridge | null;
   close(): Promise<void>;
 }
 
-const NONE: MqttSide = { broker: null, bridge: () => null, close: async () => undefined };
+const NONE: MqttSide = { broker: null, state: null, bridge: () => null, close: async () => undefined };
 
 export async function startMqtt(
   m: MqttConfig | undefined,
@@ -66,8 +81,23 @@ export async function startMqtt(
   if (!m) return NONE;
   const { hub, store, log } = deps;
   const bridgeOptions = { clientId: m.clientId, events: m.events };
-  if (m.url) return externalBridge(m.url, deps, bridgeOptions);
+  if (m.url) {
+    if (m.mirror !== false || m.haDiscoveryPrefix !== null) log.info('the v3 state mirror and Home Assistant discovery run on the embedded broker only: off with --mqtt-url');
+    return externalBridge(m.url, deps, bridgeOptions);
+  }
   if (m.port === null) return NONE;
+  let bridge: MqttBridge | null = null;
+  const state = vehicleState(
+    {
+      mirror: m.mirror ?? true,
+      haPrefix: m.haDiscoveryPrefix === undefined ? 'homeassistant' : m.haDiscoveryPrefix,
+      publicUrl: m.publicUrl,
+      version: deps.version,
+      flushMs: m.stateFlushMs,
+      resyncMs: m.vehicleResyncMs,
+    },
+    { hub, store, log, superuser: deps.superuser, v3Prefix: (vehicleId) => bridge?.vehicle(vehicleId)?.prefix },
+  );
   let broker: EmbeddedBroker;
   try {
     broker = await startBroker(
@@ -78,6 +108,7 @@ export async function startMqtt(
         log,
         now: hub.now,
         superuser: deps.superuser,
+        shared: state.sharedTopics,
         clientIds: {
           claim: (id, user) => hub.cluster.claim('mqtt-client-ids', id, user),
           release: (id, user) => hub.cluster.release('mqtt-client-ids', id, user),
@@ -96,18 +127,22 @@ export async function startMqtt(
     }
     throw failed;
   }
-  const bridge = new MqttBridge(hub, store, new EmbeddedPort(broker.aedes), log, bridgeOptions);
+  const embeddedBridge = new MqttBridge(hub, store, new EmbeddedPort(broker.aedes), log, bridgeOptions);
+  bridge = embeddedBridge;
   try {
-    await bridge.start();
+    await embeddedBridge.start();
   } catch (err) {
     await broker.close();
     throw err;
   }
+  state.start(broker);
   return {
     broker,
-    bridge: () => bridge,
+    state,
+    bridge: () => embeddedBridge,
     async close() {
-      await bridge.close();
+      state.close();
+      await embeddedBridge.close();
       await broker.close();
     },
   };
@@ -121,7 +156,7 @@ async function externalBridge(url: string, deps: MqttDeps, options: { clientId?:
   if (!hub.cluster.clustered) {
     const bridge = make();
     await bridge.start();
-    return { broker: null, bridge: () => bridge, close: () => bridge.close() };
+    return { broker: null, state: null, bridge: () => bridge, close: () => bridge.close() };
   }
   let current: MqttBridge | null = null;
   let change: Promise<void> = Promise.resolve();
@@ -141,6 +176,7 @@ async function externalBridge(url: string, deps: MqttDeps, options: { clientId?:
   });
   return {
     broker: null,
+    state: null,
     bridge: () => current,
     async close() {
       stop();

@@ -17,7 +17,7 @@ import type { CommandService } from '../hub/commands/command-service.js';
 import type { EmbeddedBroker } from '../mqtt/broker.js';
 import type { MqttBridge } from '../mqtt/bridge.js';
 import { startMqtt, type MqttSide } from '../mqtt/start.js';
-import type { HttpContext } from '../http/context.js';
+import type { HttpContext, MqttInfo } from '../http/context.js';
 import { CommandJobs } from '../hub/commands/command-jobs.js';
 import { startHttpListeners, type HttpListeners } from '../http/listener.js';
 import { describeListenError, withListenerGuard } from '../util/listen.js';
@@ -37,6 +37,7 @@ import { PushService } from '../push/push-service.js';
 import { SessionRecorder } from '../drives/session-recorder.js';
 import { startAbrp } from '../abrp/start.js';
 import type { AbrpService } from '../abrp/abrp-service.js';
+import type { VehicleState } from '../mqtt/vehicle-state.js';
 import { ServerMetrics, METRICS_CONTENT_TYPE } from '../metrics/prometheus.js';
 import { NO_TELEMETRY } from '../hub/telemetry.js';
 import { workerMetrics } from '../metrics/worker-metrics.js';
@@ -77,6 +78,8 @@ export interface RunningServer {
   readonly broker: EmbeddedBroker | null;
   /** The MQTT bridge that runs now, when there is a broker (an external broker in a cluster: on one node). */
   readonly bridge: MqttBridge | null;
+  /** Every vehicle's state and its Home Assistant discovery on the embedded broker, when they run. */
+  readonly vehicleState: VehicleState | null;
   /** Delivers push notifications from the store's outbox. */
   readonly push: PushService;
   /** Records drives and charges from the car data (null with `sessions: false`). */
@@ -218,6 +221,7 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
     webMs: (config.webSessionTimeout ?? DEFAULT_WEB_SESSION_TIMEOUT) * 1000,
   });
   const commands: CommandService = hub.commands;
+  let mqttInfo: MqttInfo | null = null;
   const httpCtx: HttpContext = {
     commands,
     jobs: new CommandJobs(parts.jobs, hub.commands.options.maxTimeoutMs * (hub.commands.options.maxQueue + 1), Date.now, (err) => log.error({ err }, 'storing a command job failed')),
@@ -244,6 +248,7 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
           ? { token: config.metricsToken, contentType: METRICS_CONTENT_TYPE, render: config.metricsOfWorkers ? workerMetrics(metrics.registry, log) : () => metrics.render() }
           : null,
     },
+    mqttInfo: () => mqttInfo,
     web: {
       dir: config.web?.dir,
       tileUrl: config.web?.tileUrl ?? DEFAULT_TILE_URL,
@@ -293,9 +298,28 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
   listenersAndPush.add('the HTTP listeners', () => http.close());
 
   const brokerCluster = config.cluster && { id: config.cluster.nodeId, url: config.cluster.url, prefix: config.cluster.prefix };
-  const mqttDeps = { hub, store, log, credentials, guard, loginTimeoutMs: ctx.timeouts.welcomeMs, bind: config.bind, superuser: config.mqttSuperuser || undefined, cluster: brokerCluster };
+  const mqttDeps = {
+    hub,
+    store,
+    log,
+    credentials,
+    guard,
+    loginTimeoutMs: ctx.timeouts.welcomeMs,
+    bind: config.bind,
+    superuser: config.mqttSuperuser || undefined,
+    cluster: brokerCluster,
+    version: SERVER_VERSION,
+  };
   const mqtt: MqttSide = await capped(() => startMqtt(config.mqtt, mqttDeps, tls, listeners));
   stack.push('the MQTT side', () => mqtt.close());
+  if (mqtt.broker) {
+    const { ports } = mqtt.broker;
+    mqttInfo = {
+      ports: { mqtt: ports.mqtt, mqtts: ports.mqtts, ws: ports.mqttWs },
+      mirror: config.mqtt?.mirror ?? true,
+      haPrefix: config.mqtt?.haDiscoveryPrefix === undefined ? 'homeassistant' : config.mqtt.haDiscoveryPrefix,
+    };
+  }
   // first when closing: whoever waits for a command (HTTP request, async job) gets its 503 now,
   // not when the vehicle would have answered; the answers are written before the listeners close
   stack.push('the pending commands', async () => {
@@ -348,6 +372,7 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
     commands,
     connections,
     broker: mqtt.broker,
+    vehicleState: mqtt.state,
     get bridge() {
       return mqtt.bridge();
     },

@@ -28,6 +28,7 @@ import type {
   TokenRow,
   V2Body,
   WebConfig,
+  IntegrationsInfo,
 } from './types';
 import { errorSentence } from './error-text';
 
@@ -257,6 +258,8 @@ export function charges(id: string, from: number, to: number): Promise<Charge[]>
 export const chargeDetail = (id: string, chargeId: number): Promise<ChargeDetail> => call(`/api/charges/${enc(id)}/${chargeId}`);
 
 export const battery = (id: string): Promise<BatteryReport> => call(`/api/battery/${enc(id)}`);
+
+export const integrations = (id: string): Promise<IntegrationsInfo> => call(`/api/integrations/${enc(id)}`);
 
 export function stats(id: string, period: StatsPeriod, from: number, to: number, tz: string): Promise<StatsRow[]> {
   return call(`/api/stats/${enc(id)}?period=${period}&${span(from, to)}&tz=${enc(tz)}`);

@@ -247,3 +247,18 @@ export type Charge = ChargeJson;
 export interface ChargeDetail extends Charge {
   samples: ChargeSample[];
 }
+
+/** `GET /api/integrations/<id>`: the embedded broker as the vehicle's owner uses it. */
+export interface MqttIntegration {
+  ports: { mqtt: number; mqtts: number | null; ws: number | null };
+  username: string;
+  topicPrefix: string;
+  mirror: boolean;
+  homeAssistant: { prefix: string; discoveryTopic: string } | null;
+  online: boolean;
+}
+
+export interface IntegrationsInfo {
+  /** null: the server runs no embedded broker */
+  mqtt: MqttIntegration | null;
+}

@@ -39,7 +39,8 @@ export interface V2Record {
   data: string;
 }
 
-const CHARGE_SUBSTATE: Readonly<Record<string, number>> = {
+/** `v.c.substate` → S field 13 (§11.1; docs/protocol/messages.md §6.2), other texts 0. */
+export const CHARGE_SUBSTATE: Readonly<Record<string, number>> = {
   scheduledstop: 1,
   scheduledstart: 2,
   onrequest: 3,
@@ -49,7 +50,8 @@ const CHARGE_SUBSTATE: Readonly<Record<string, number>> = {
   interrupted: 14,
 };
 
-const CHARGE_STATE: Readonly<Record<string, number>> = {
+/** `v.c.state` → S field 14 (§6.1), other texts 0. */
+export const CHARGE_STATE: Readonly<Record<string, number>> = {
   charging: 1,
   topoff: 2,
   done: 4,
@@ -59,7 +61,8 @@ const CHARGE_STATE: Readonly<Record<string, number>> = {
   stopped: 21,
 };
 
-const CHARGE_MODE: Readonly<Record<string, number>> = { standard: 0, storage: 1, range: 3, performance: 4 };
+/** `v.c.mode` → S field 15 (§6.3), other texts -1. */
+export const CHARGE_MODE: Readonly<Record<string, number>> = { standard: 0, storage: 1, range: 3, performance: 4 };
 
 function key(table: Readonly<Record<string, number>>, text: string, other: number): number {
   return Object.hasOwn(table, text) ? (table[text] as number) : other;

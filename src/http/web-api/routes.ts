@@ -11,6 +11,8 @@ import { battery } from './battery.js';
 import { charges } from './charges.js';
 import { drives } from './drives.js';
 import { history } from './history.js';
+import { integrations } from './integrations.js';
+import { INTEGRATIONS_DOCS } from './openapi-integrations.js';
 import { live } from './live.js';
 import { WEB_DOCS as doc } from './openapi.js';
 import { DRIVES_DOCS as drivesDoc } from './openapi-drives.js';
@@ -50,6 +52,7 @@ export const WEB_API: ApiGroup = {
     { method: 'POST', path: '/api/push/targets', route: addTarget, doc: doc.addTarget },
     { method: 'DELETE', path: '/api/push/targets/{id}', route: removePush, doc: doc.deleteTarget },
     { method: 'GET', path: '/api/notifications/{vehicleId}', route: notifications, doc: doc.notifications },
+    { method: 'GET', path: '/api/integrations/{vehicleId}', route: integrations, doc: INTEGRATIONS_DOCS.integrations },
     { method: 'GET', path: '/api/abrp/{vehicleId}', route: readAbrp, doc: abrpDoc.readAbrp },
     { method: 'PUT', path: '/api/abrp/{vehicleId}', route: linkAbrp, doc: abrpDoc.linkAbrp },
     { method: 'DELETE', path: '/api/abrp/{vehicleId}', route: unlinkAbrp, doc: abrpDoc.unlinkAbrp },

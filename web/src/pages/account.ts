@@ -15,7 +15,7 @@ function errorText(err: unknown): string {
 }
 
 /** Copies text to the clipboard; false when the browser refuses (e.g. plain HTTP on a LAN). */
-async function copyText(text: string, fallbackSelect: HTMLElement): Promise<boolean> {
+export async function copyText(text: string, fallbackSelect: HTMLElement): Promise<boolean> {
   try {
     await navigator.clipboard.writeText(text);
     return true;

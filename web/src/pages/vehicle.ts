@@ -2,7 +2,7 @@
  * One vehicle: a header with its name (the owner's name for it, else its id), one state (the
  * car online with its link, offline, or the live updates (re)connecting) and the tabs Live, Drives,
  * Charges, Battery, Stats, History, Console, Notifications (what was pushed, and how each
- * delivery went) and ABRP (the link to the owner's ABRP account); a drive or a charge opens in its tab. The page first makes sure the vehicle is
+ * delivery went), Integrations (Home Assistant) and ABRP (the link to the owner's ABRP account); a drive or a charge opens in its tab. The page first makes sure the vehicle is
  * one of the user's (`GET /api/overview`): an unknown vehicle, or another owner's, shows
  * "not found" and calls nothing more (no stream, no 403s polled). Then the live stream is opened
  * for the whole page (it feeds the badge, the Live tab, the Console's buttons and the
@@ -21,6 +21,7 @@ import { chargesPanel } from './charges';
 import { consolePanel } from './console';
 import { drivesPanel } from './drives';
 import { historyPanel } from './history';
+import { integrationsPanel } from './integrations';
 import { livePanel } from './live';
 import { notificationsPanel } from './notifications';
 import { statsPanel } from './stats';
@@ -58,6 +59,7 @@ const TABS: { tab: VehicleTab; label: string }[] = [
   { tab: 'history', label: 'History' },
   { tab: 'console', label: 'Console' },
   { tab: 'notifications', label: 'Notifications' },
+  { tab: 'integrations', label: 'Integrations' },
   { tab: 'abrp', label: 'ABRP' },
 ];
 
@@ -70,6 +72,7 @@ const PANELS: Record<VehicleTab, (ctx: VehicleContext) => Panel> = {
   stats: statsPanel,
   console: consolePanel,
   notifications: notificationsPanel,
+  integrations: integrationsPanel,
   abrp: abrpPanel,
 };
 
