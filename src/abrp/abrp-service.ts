@@ -93,6 +93,8 @@ export class AbrpService {
   private readonly changes = new Map<string, boolean>();
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** Cuts the sends under way short at close (a send may take `timeoutMs`, longer than a shutdown may). */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly store: Store,
@@ -200,6 +202,7 @@ export class AbrpService {
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    this.stopping.abort();
     await this.settled();
   }
 
@@ -318,7 +321,9 @@ export class AbrpService {
     const json = tlmJson(tlm);
     const outcome = token === null
       ? { kind: 'retry' as const, reason: "the stored token cannot be opened with this server's token key (--abrp-token-key): check the key, or link the vehicle again" }
-      : await sendTlm(sender, token, json);
+      : await sendTlm(sender, token, json, this.stopping.signal);
+    // cut short by the shutdown: not a failure of ABRP's (the next node or start sends again)
+    if (this.closed && outcome.kind !== 'ok') return;
     const at = this.seconds();
     if (outcome.kind === 'ok') {
       if (await this.store.abrp.recordSent(vid, row.token, at, json)) {

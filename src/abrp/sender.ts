@@ -37,15 +37,17 @@ async function bodyText(res: Response): Promise<string> {
   return text.length > MAX_BODY ? text.slice(0, MAX_BODY) : text;
 }
 
-/** Sends `tlm` (JSON text) for the user `token`. Never throws. */
-export async function sendTlm(config: SenderConfig, token: string, tlm: string): Promise<SendOutcome> {
+/** Sends `tlm` (JSON text) for the user `token`; `stop` cuts it short (shutdown). Never throws. */
+export async function sendTlm(config: SenderConfig, token: string, tlm: string, stop?: AbortSignal): Promise<SendOutcome> {
   const url = new URL(`${config.url}/1/tlm/send`);
   url.searchParams.set('api_key', config.apiKey);
   url.searchParams.set('token', token);
   url.searchParams.set('tlm', tlm);
   let outcome: SendOutcome;
   try {
-    const res = await fetch(url, { method: 'GET', headers: { accept: 'application/json' }, signal: AbortSignal.timeout(config.timeoutMs), redirect: 'error' });
+    const timeout = AbortSignal.timeout(config.timeoutMs);
+    const signal = stop ? AbortSignal.any([timeout, stop]) : timeout;
+    const res = await fetch(url, { method: 'GET', headers: { accept: 'application/json' }, signal, redirect: 'error' });
     outcome = classifyAnswer(res.status, res.headers.get('retry-after'), await bodyText(res));
   } catch (err) {
     outcome = { kind: 'retry', reason: networkReason(err) };
