@@ -220,7 +220,7 @@ test('a linked car: the policy, the fields, back-off on 500, a 401 stops the lin
   assert.ok(!shown.includes(TOKEN) && !shown.includes(row.token));
 });
 
-test("another owner's vehicle is refused like an unknown one; a bad token is a 400 that does not echo it", async (t) => {
+test("another owner's vehicle is refused like an unknown one; linking needs abrp.admin; a bad token is a 400 that does not echo it", async (t) => {
   const w = await world(t);
   for (const method of ['GET', 'PUT', 'DELETE']) {
     const r = await w.api(method, 'OTHERCAR', method === 'PUT' ? { token: TOKEN } : undefined);
@@ -234,6 +234,20 @@ test("another owner's vehicle is refused like an unknown one; a bad token is a 4
     assert.equal(json(r).error, 'VTS_ERR_INVALID_INPUT');
     assert.ok(!r.body.includes('has space'));
   }
+  // an API token: reading needs any login, linking the right abrp.admin (or admin)
+  const token = async (permit: string): Promise<string> => {
+    const r = await w.h.request('/api/token', { method: 'POST', headers: { cookie: w.cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: `application=abrp-test&purpose=tests&permit=${permit}` });
+    assert.equal(r.status, 201, r.body);
+    return (JSON.parse(r.body) as { token: string }).token;
+  };
+  const withToken = (secret: string, method: string) =>
+    w.h.request(`/api/abrp/TESTCAR?username=demo&password=${secret}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: TOKEN }) });
+  const reader = await token('status');
+  assert.equal((await w.h.request(`/api/abrp/TESTCAR?username=demo&password=${reader}`)).status, 200);
+  assert.equal((await withToken(reader, 'PUT')).status, 403);
+  assert.equal((await withToken(reader, 'DELETE')).status, 403);
+  assert.equal((await withToken(await token('abrp.admin'), 'PUT')).status, 200);
+
   // a token in the query string is not taken
   const q = await w.h.request(`/api/abrp/TESTCAR?token=${TOKEN}`, { method: 'PUT', headers: { cookie: w.cookie } });
   assert.equal(q.status, 400);
