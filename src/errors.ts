@@ -48,6 +48,8 @@ export const CATALOGUE = {
   VTS_ERR_USER_HAS_VEHICLES: entry('the user still owns vehicles', 409),
   VTS_ERR_NOT_FOUND: entry('no such thing', 404),
   VTS_ERR_INVALID_INPUT: entry('invalid input', 400),
+  // ABRP live telemetry needs the operator's --abrp-api-key
+  VTS_ERR_ABRP_OFF: entry('ABRP is not configured on this server', 503),
 
   // the store
   VTS_ERR_STORE_CLOSED: entry('the store is closed', 503),

@@ -16,7 +16,7 @@ import { findCycles, importGraph, readImports, type Edge } from './support/impor
 
 type LayerName =
   | 'errors' | 'core' | 'util' | 'types'
-  | 'store' | 'auth' | 'hub' | 'cluster' | 'push' | 'drives' | 'metrics' | 'import'
+  | 'store' | 'auth' | 'hub' | 'cluster' | 'push' | 'drives' | 'abrp' | 'metrics' | 'import'
   | 'mp' | 'http' | 'mqtt' | 'cli'
   | 'module' | 'mp-client'
   | 'server';
@@ -53,6 +53,7 @@ const LAYERS: Record<LayerName, Layer> = {
   cluster: { what: 'the Redis cluster behind the hub', holds: ['cluster/'], may: [...BASE, 'store', 'auth', 'hub'] },
   push: { what: 'push notifications (outbox and providers)', holds: ['push/'], may: SERVICES },
   drives: { what: 'drives and charges recorded from the car data, and rebuilt from the history', holds: ['drives/'], may: SERVICES },
+  abrp: { what: 'live telemetry sent to ABRP for the linked vehicles', holds: ['abrp/'], may: SERVICES },
   metrics: { what: 'Prometheus metrics', holds: ['metrics/'], may: [...BASE, 'store', 'hub'] },
   import: { what: 'vts import from a reference database', holds: ['import/'], may: [...BASE, 'store', 'auth'] },
 
@@ -62,7 +63,7 @@ const LAYERS: Record<LayerName, Layer> = {
   cli: {
     what: 'the command line (the server, the tools, the clients)',
     holds: ['cli/'],
-    may: [...SERVICES, 'server', 'cluster', 'push', 'drives', 'metrics', 'import', 'module', 'mp-client'],
+    may: [...SERVICES, 'server', 'cluster', 'push', 'drives', 'abrp', 'metrics', 'import', 'module', 'mp-client'],
   },
 
   // the client side (the module emulator and the MP client that one of its links drives): nothing

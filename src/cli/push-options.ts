@@ -38,7 +38,7 @@ export interface PushDeliveryOptions extends PushProviderOptions {
 }
 
 /** An http(s) URL (without echoing what was given: it may hold a credential). */
-function parseHttpUrl(value: string): string {
+export function parseHttpUrl(value: string): string {
   let url: URL;
   try {
     url = new URL(value);

@@ -65,6 +65,8 @@ export function serverConfig(o: ServeOptions, cmd: Command): ServerConfig {
     trustProxy: o.trustProxy,
     push: pushConfig(o),
     metricsToken: o.metricsToken,
+    // an empty value (VTS_ABRP_API_KEY= in an environment file) means none
+    abrp: { apiKey: o.abrpApiKey || undefined, url: o.abrpUrl, tokenKey: o.abrpTokenKey || undefined },
     metricsOfWorkers: isWorker(),
     cluster: o.cluster
       ? { url: o.cluster, nodeId: nodeName(o.nodeId), prefix: o.clusterPrefix, heartbeatMs: Math.round(o.clusterHeartbeat * 1000), repairMs: Math.round(o.clusterRepair * 1000) }

@@ -5,7 +5,8 @@ import { DEFAULT_LOGIN_LIMITS, type BucketRule } from '../core/login-throttle.js
 import { defaultCheckConcurrency } from '../auth/password-checker.js';
 import { isTopicLevel } from '../core/mqtt/topics.js';
 import { addStoreOptions } from './shared-options.js';
-import { addPushDeliveryOptions, addPushProviderOptions, type PushDeliveryOptions } from './push-options.js';
+import { addPushDeliveryOptions, addPushProviderOptions, parseHttpUrl, type PushDeliveryOptions } from './push-options.js';
+import { DEFAULT_ABRP_URL } from '../abrp/abrp-service.js';
 import { LOG_FORMATS, type LogFormat } from '../util/log.js';
 import { DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from '../server/connection-cap.js';
 import { DEFAULT_MAX_HELD_WRITES } from '../store/write-behind.js';
@@ -74,6 +75,9 @@ export interface ServeOptions extends PushDeliveryOptions {
   clusterRepair: number;
   workers?: number | 'auto';
   trustProxy?: string[];
+  abrpApiKey?: string;
+  abrpUrl: string;
+  abrpTokenKey?: string;
 }
 
 /** Seconds, fractions allowed (0.5), at most a day; 0 = none. */
@@ -320,4 +324,7 @@ export function addServeOptions(cmd: Command): void {
   });
   addPushProviderOptions(cmd);
   addPushDeliveryOptions(cmd);
+  addConfigOption(cmd, '--abrp-api-key <key>', "send the live telemetry of the vehicles their owners link to ABRP, with this ABRP (Iternio) API key (default: ABRP off); better given as VTS_ABRP_API_KEY than on the command line");
+  addConfigOption(cmd, '--abrp-url <url>', "ABRP's telemetry API (telemetry goes to <url>/1/tlm/send)", { default: DEFAULT_ABRP_URL, parse: parseHttpUrl });
+  addConfigOption(cmd, '--abrp-token-key <hex>', 'the key (64 hex digits, openssl rand -hex 32) that seals the owners\' ABRP tokens in the database; default: the file abrp-token.key in the data directory, made the first time (every node of a cluster needs the same key); better given as VTS_ABRP_TOKEN_KEY');
 }

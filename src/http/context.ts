@@ -10,6 +10,7 @@ import type { Hub } from '../hub/hub.js';
 import type { Store } from '../store/store.js';
 import type { WebOptions } from './web.js';
 import type { Readiness } from '../hub/readiness.js';
+import type { AbrpLink } from '../store/abrp-store.js';
 
 /** `/health`, `/ready` and `/metrics` (src/http/ops.ts). */
 export interface OpsContext {
@@ -21,6 +22,15 @@ export interface OpsContext {
   readiness(): Promise<Readiness>;
   /** `/metrics`: its bearer token and the text; null without `--metrics-token` (the route answers 404). */
   metrics: { token: string; contentType: string; render(): Promise<string> } | null;
+}
+
+/** ABRP links (src/abrp/abrp-service.ts): making one seals the token and tells the sender. */
+export interface AbrpLinks {
+  /** Whether the operator configured ABRP (`--abrp-api-key`). */
+  readonly configured: boolean;
+  /** @throws VtsError VTS_ERR_ABRP_OFF when not configured */
+  link(vehicleId: string, ownerId: number, token: string): Promise<AbrpLink>;
+  unlink(vehicleId: string): Promise<boolean>;
 }
 
 export interface HttpContext {
@@ -55,6 +65,8 @@ export interface HttpContext {
   liveStreams: Set<() => void>;
   /** `/health`, `/ready` and `/metrics` (src/http/ops.ts). */
   ops: OpsContext;
+  /** ABRP links; none: ABRP is not configured (a link cannot be made). */
+  abrp?: AbrpLinks;
   /** What the embedded MQTT broker offers (null: no embedded broker); known once it listens. */
   mqttInfo: () => MqttInfo | null;
 }

@@ -8,6 +8,7 @@ import type { MqttConfig } from '../mqtt/start.js';
 import type { WebOptions } from '../http/web.js';
 import type { MpLimits } from '../mp/context.js';
 import type { PushConfig } from '../push/push-config.js';
+import type { AbrpConfig } from '../abrp/start.js';
 
 export interface ServerConfig {
   dataDir: string;
@@ -87,6 +88,8 @@ export interface ServerConfig {
   metricsToken?: string;
   /** A worker of `--workers`: `/metrics` answers the metrics of all workers (src/metrics/worker-metrics.ts). */
   metricsOfWorkers?: boolean;
+  /** ABRP live telemetry (`--abrp-api-key`, `--abrp-url`, `--abrp-token-key`); no API key: nothing is sent. */
+  abrp?: AbrpConfig;
   /** How often the TLS certificate files are checked for a change (ms; 0: only on SIGHUP). Default 5 s. */
   tlsWatchIntervalMs?: number;
 }

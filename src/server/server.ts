@@ -35,6 +35,8 @@ import type { Store } from '../store/store.js';
 import { SERVER_VERSION } from '../util/version.js';
 import { PushService } from '../push/push-service.js';
 import { SessionRecorder } from '../drives/session-recorder.js';
+import { startAbrp } from '../abrp/start.js';
+import type { AbrpService } from '../abrp/abrp-service.js';
 import type { VehicleState } from '../mqtt/vehicle-state.js';
 import { ServerMetrics, METRICS_CONTENT_TYPE } from '../metrics/prometheus.js';
 import { NO_TELEMETRY } from '../hub/telemetry.js';
@@ -82,6 +84,8 @@ export interface RunningServer {
   readonly push: PushService;
   /** Records drives and charges from the car data (null with `sessions: false`). */
   readonly recorder: SessionRecorder | null;
+  /** ABRP live telemetry (sends only with `abrp.apiKey`). */
+  readonly abrp: AbrpService;
   /** The Prometheus metrics (with `metricsToken`), else null. */
   readonly metrics: ServerMetrics | null;
   /**
@@ -178,6 +182,9 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
       return recorder.close();
     });
   }
+  // ABRP: closed after the listeners, before the store
+  const abrp = startAbrp(config.abrp, { store, log, dataDir: config.dataDir, seconds: () => hub.seconds(), onCarData: (o) => hub.onCarData(o) });
+  stack.push('ABRP', () => abrp.close());
   await parts.cluster.start(hub.inbox);
   // what this node held leaves the cluster at once (not when its lease runs out)
   stack.push('the cluster', () => parts.cluster.stop());
@@ -231,6 +238,7 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
     bodyLimit: config.httpBodyLimit ?? 64 * 1024,
     trustProxy: config.trustProxy ?? [],
     liveStreams: new Set(),
+    abrp: abrp.service,
     ops: {
       version: SERVER_VERSION,
       startedAt,
@@ -370,6 +378,7 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
     },
     push,
     recorder,
+    abrp: abrp.service,
     metrics,
     reloadTls: () => certificate?.reload('SIGHUP') ?? false,
     close() {

@@ -21,6 +21,7 @@
  *   to a bound that slows the cars: `congested()`); what waits for them waits, and a read that
  *   would wait for them is refused with VTS_ERR_STORE_UNAVAILABLE.
  */
+import type { AbrpStore } from './abrp-store.js';
 import type { DrivesStore } from './drives-store.js';
 import type { ImportStore } from './import-store.js';
 import type { PushStore } from './push-store.js';
@@ -77,7 +78,7 @@ export interface Store {
   /** @returns false when there is no such user */
   setOwnerRights(name: string, rights: string): Promise<boolean>;
   /**
-   * Removes the user with its tokens, push subscriptions, notification targets and places.
+   * Removes the user with its tokens, push subscriptions, notification targets, places and ABRP links.
    * @throws VtsError VTS_ERR_USER_HAS_VEHICLES while vehicles belong to it
    * @returns false when there is no such user
    */
@@ -98,7 +99,7 @@ export interface Store {
   listVehicles(ownerId?: number): Promise<Vehicle[]>;
   /**
    * Removes the vehicle and all its data (messages, history, utilisation, subscriptions,
-   * notifications, drives and charges with their tracker's checkpoint).
+   * notifications, drives and charges with their tracker's checkpoint, its ABRP link).
    */
   removeVehicle(id: string): Promise<boolean>;
   /**
@@ -185,6 +186,10 @@ export interface Store {
   // --- drives, charges and places ---
   /** Sessions computed from the car's data, their trackers' checkpoints, the owners' places (src/store/drives-store.ts). */
   readonly drives: DrivesStore;
+
+  // --- ABRP links ---
+  /** Vehicles linked to their owner's ABRP account, with the state of the sending (src/store/abrp-store.ts). */
+  readonly abrp: AbrpStore;
 
   // --- auto-provisioning ---
   getAutoProvision(key: string): Promise<AutoProvisionRecord | undefined>;

@@ -24,6 +24,8 @@ export type AuditAction =
   | 'notify.add'
   | 'notify.remove'
   | 'subscription.remove'
+  | 'abrp.link'
+  | 'abrp.unlink'
   | 'import';
 
 export type AuditDetail = Record<string, string | number | boolean | undefined>;

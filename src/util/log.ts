@@ -20,6 +20,10 @@ export const REDACTED_KEYS = [
   'digest',
   'authorization',
   'metricsToken',
+  'abrpApiKey',
+  'abrpTokenKey',
+  'apiKey',
+  'tokenKey',
 ];
 
 export const LOG_FORMATS = ['json', 'pretty'] as const;

@@ -256,3 +256,23 @@ test("a running server's answers validate: the command and web APIs, push, /mqap
   const ready = await call('GET', '/ready', undefined, false);
   assert.equal(ready.status, 200);
 });
+
+test("a running server's ABRP answers validate: not linked, linked, bad input, another's vehicle, unlinked, not configured", async (ctx) => {
+  // ABRP at a closed port: the sends fail in the background, the answers are what is checked
+  const h = await httpHarness(ctx, { abrp: { apiKey: 'openapi-test-key', url: 'http://127.0.0.1:9' } });
+  const call = async (method: string, path: string, body?: unknown, harness = h) => {
+    const opts = body === undefined ? { method } : { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+    const r = await harness.asDemo(path, opts);
+    assertValid(method, path, r);
+    return r;
+  };
+  assert.equal((await call('GET', '/api/abrp/TESTCAR')).status, 200);
+  assert.equal((await call('PUT', '/api/abrp/TESTCAR', { token: 'a1b2c3d4-0000-1111-2222-333344445555' })).status, 200);
+  assert.equal((await call('GET', '/api/abrp/TESTCAR')).status, 200);
+  assert.equal((await call('PUT', '/api/abrp/TESTCAR', { token: '' })).status, 400);
+  assert.equal((await call('GET', '/api/abrp/NOSUCHCAR')).status, 403);
+  assert.equal((await call('DELETE', '/api/abrp/TESTCAR')).status, 204);
+  assert.equal((await call('DELETE', '/api/abrp/TESTCAR')).status, 404);
+  const off = await httpHarness(ctx);
+  assert.equal((await call('PUT', '/api/abrp/TESTCAR', { token: 'a1b2c3d4' }, off)).status, 503);
+});

@@ -38,6 +38,7 @@ const JSON_CALLS = new Set([
   'POST:push',
   'POST:places',
   'PUT:places',
+  'PUT:abrp',
 ]);
 
 /** Every POST and PUT a client can make: the route list, `/api/*` as every call of the API. */

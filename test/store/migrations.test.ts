@@ -24,6 +24,7 @@ test('a fresh file gets the whole schema, WAL mode and private permissions', { s
     name: string;
   }[]).map((r) => r.name);
   for (const n of [
+    'abrp_links',
     'api_tokens',
     'autoprovision',
     'car_messages',

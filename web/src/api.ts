@@ -4,6 +4,7 @@
  * errors as ApiError with a message fit for the page.
  */
 import type {
+  AbrpLinkInfo,
   BatteryReport,
   Charge,
   ChargeDetail,
@@ -272,6 +273,18 @@ export function savePlace(place: PlaceInput, id?: number): Promise<Place> {
 
 export async function removePlace(id: number): Promise<void> {
   await call<unknown>(`/api/places/${id}`, { method: 'DELETE' });
+}
+
+// --- ABRP (docs/web-api.md "ABRP") ---
+
+export const abrpLink = (vehicleId: string): Promise<AbrpLinkInfo> => call(`/api/abrp/${enc(vehicleId)}`);
+
+export function linkAbrp(vehicleId: string, token: string): Promise<AbrpLinkInfo> {
+  return call(`/api/abrp/${enc(vehicleId)}`, { method: 'PUT', json: { token } });
+}
+
+export async function unlinkAbrp(vehicleId: string): Promise<void> {
+  await call<unknown>(`/api/abrp/${enc(vehicleId)}`, { method: 'DELETE' });
 }
 
 // --- account ---

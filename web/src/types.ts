@@ -176,6 +176,20 @@ export interface NotifyTargetRow {
   lastTime: number | null;
 }
 
+/** A vehicle's ABRP link (`GET /api/abrp/<id>`): never the token. */
+export interface AbrpLinkInfo {
+  vehicleId: string;
+  /** the operator set --abrp-api-key */
+  configured: boolean;
+  linked: boolean;
+  state: 'pending' | 'ok' | 'failing' | 'refused' | null;
+  since: number | null;
+  lastSent: number | null;
+  lastError: string | null;
+  lastErrorTime: number | null;
+  retryAt: number | null;
+}
+
 export type DeliveryState = 'pending' | 'receipt' | 'delivered' | 'failed' | 'skipped' | 'removed';
 
 export interface DeliveryAttempt {

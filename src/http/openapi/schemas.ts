@@ -242,6 +242,22 @@ export const SCHEMAS: Record<string, Schema> = {
     },
     required: ['kind', 'url'],
   },
+  AbrpLink: exact("A vehicle's ABRP link (never its token); every field but `vehicleId`, `configured` and `linked` is null without a link.", {
+    vehicleId: { type: 'string' },
+    configured: { type: 'boolean', description: 'Whether the operator configured ABRP (`--abrp-api-key`): without it nothing is sent.' },
+    linked: { type: 'boolean' },
+    state: { enum: ['pending', 'ok', 'failing', 'refused', null], description: '`pending`: nothing sent yet; `ok`: the last send succeeded; `failing`: trying again at `retryAt`; `refused`: ABRP refused the token, nothing more is sent (link again).' },
+    since: NULLABLE_EPOCH,
+    lastSent: NULLABLE_EPOCH,
+    lastError: { type: ['string', 'null'], description: 'Why the last send failed (kept after a later success).' },
+    lastErrorTime: NULLABLE_EPOCH,
+    retryAt: { ...NULLABLE_EPOCH, description: 'While `failing`: the next try.' },
+  }),
+  AbrpToken: {
+    type: 'object',
+    properties: { token: { type: 'string', minLength: 1, maxLength: 256, description: 'The ABRP user token (ABRP shows it when a generic live-data connection is set up for the car).' } },
+    required: ['token'],
+  },
   Attempt: exact('One attempt: the state it left the delivery in.', { time: EPOCH, state: DELIVERY_STATE, detail: { type: 'string' } }),
   Delivery: exact('To a subscription (`appId`, `targetId` 0) or a target (`targetId`, `appId` "").', {
     id: { type: 'integer' },

@@ -1,10 +1,12 @@
 /**
  * The table of vts's own calls for the web dashboard and other tools (docs/web-api.md): each
  * call's method and path, its handler with its options (in this folder) and its OpenAPI
- * description (openapi.ts; drives, charges, places, battery and stats: openapi-drives.ts). Errors
+ * description (openapi.ts; drives, charges, places, battery and stats: openapi-drives.ts; ABRP: openapi-abrp.ts). Errors
  * are `{"error","message"}`.
  */
 import type { ApiGroup } from '../api-call.js';
+import { linkAbrp, readAbrp, unlinkAbrp } from './abrp.js';
+import { ABRP_DOCS as abrpDoc } from './openapi-abrp.js';
 import { battery } from './battery.js';
 import { charges } from './charges.js';
 import { drives } from './drives.js';
@@ -51,5 +53,8 @@ export const WEB_API: ApiGroup = {
     { method: 'DELETE', path: '/api/push/targets/{id}', route: removePush, doc: doc.deleteTarget },
     { method: 'GET', path: '/api/notifications/{vehicleId}', route: notifications, doc: doc.notifications },
     { method: 'GET', path: '/api/integrations/{vehicleId}', route: integrations, doc: INTEGRATIONS_DOCS.integrations },
+    { method: 'GET', path: '/api/abrp/{vehicleId}', route: readAbrp, doc: abrpDoc.readAbrp },
+    { method: 'PUT', path: '/api/abrp/{vehicleId}', route: linkAbrp, doc: abrpDoc.linkAbrp },
+    { method: 'DELETE', path: '/api/abrp/{vehicleId}', route: unlinkAbrp, doc: abrpDoc.unlinkAbrp },
   ],
 };

@@ -285,6 +285,26 @@ export const PG_MIGRATIONS: readonly { description: string; sql: string }[] = [
       CREATE INDEX sessions_span ON sessions (vehicle_id, kind, coalesce(end_time, 9000000000000000), start_time, rev);
     `,
   },
+  {
+    description: 'ABRP links',
+    sql: `
+      -- A vehicle linked to its owner's ABRP account (see the SQLite schema).
+      CREATE TABLE abrp_links (
+        vehicle_id      text COLLATE "C" NOT NULL PRIMARY KEY REFERENCES vehicles (id) ON DELETE CASCADE,
+        owner_id        bigint NOT NULL REFERENCES owners (id) ON DELETE CASCADE,
+        token           text NOT NULL,
+        state           text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'ok', 'failing', 'refused')),
+        created         bigint NOT NULL,
+        last_sent       bigint,
+        last_tlm        text NOT NULL DEFAULT '',
+        last_error      text NOT NULL DEFAULT '',
+        last_error_time bigint,
+        failures        integer NOT NULL DEFAULT 0,
+        retry_at        bigint
+      );
+      CREATE INDEX abrp_links_owner ON abrp_links (owner_id);
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -42,6 +42,7 @@ import type { OutageWatch } from '../outage.js';
 import { PgAccounts } from './pg-accounts.js';
 import { PgConnection } from './pg-connection.js';
 import { pgRetryable, type PgTarget } from './pg-errors.js';
+import { PgAbrpStore } from './pg-abrp.js';
 import { PgDrivesStore } from './pg-drives.js';
 import { PgImportStore } from './pg-import.js';
 import { PgPushStore } from './pg-push.js';
@@ -57,6 +58,8 @@ export class PgStore extends BufferedStore implements Store {
   readonly imports: PgImportStore;
   /** Drives, charges and places (src/store/postgres/pg-drives.ts). */
   readonly drives: PgDrivesStore;
+  /** ABRP links (src/store/postgres/pg-abrp.ts). */
+  readonly abrp: PgAbrpStore;
   private readonly accounts: PgAccounts;
   private readonly vehicles: PgVehicles;
   private readonly records: PgRecords;
@@ -77,6 +80,7 @@ export class PgStore extends BufferedStore implements Store {
     );
     this.push = new PgPushStore(this.db);
     this.drives = new PgDrivesStore(this.db);
+    this.abrp = new PgAbrpStore(this.db);
     this.imports = new PgImportStore(this.db);
     this.accounts = new PgAccounts(this.db);
     this.vehicles = new PgVehicles(this.db);

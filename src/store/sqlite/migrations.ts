@@ -318,6 +318,28 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX sessions_span ON sessions (vehicle_id, kind, coalesce(end_time, 9000000000000000), start_time, rev);
     `,
   },
+  {
+    description: 'ABRP links',
+    sql: `
+      -- A vehicle linked to its owner's ABRP account (src/store/abrp-store.ts): the user token
+      -- sealed with a key that is not in the database (token: 'v1:…', never the token itself),
+      -- and the state of the sending (last telemetry sent, last error, back-off).
+      CREATE TABLE abrp_links (
+        vehicle_id      TEXT    NOT NULL PRIMARY KEY REFERENCES vehicles (id) ON DELETE CASCADE,
+        owner_id        INTEGER NOT NULL REFERENCES owners (id) ON DELETE CASCADE,
+        token           TEXT    NOT NULL,
+        state           TEXT    NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'ok', 'failing', 'refused')),
+        created         INTEGER NOT NULL,
+        last_sent       INTEGER,
+        last_tlm        TEXT    NOT NULL DEFAULT '',
+        last_error      TEXT    NOT NULL DEFAULT '',
+        last_error_time INTEGER,
+        failures        INTEGER NOT NULL DEFAULT 0,
+        retry_at        INTEGER
+      ) WITHOUT ROWID;
+      CREATE INDEX abrp_links_owner ON abrp_links (owner_id);
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -45,6 +45,7 @@ import { SqliteAccounts } from './sqlite-accounts.js';
 import { batchCommitter } from './sqlite-batch.js';
 import { SqliteCaches, tokenKey } from './sqlite-caches.js';
 import { retryable } from './sqlite-errors.js';
+import { SqliteAbrpStore } from './sqlite-abrp.js';
 import { SqliteDrivesStore } from './sqlite-drives.js';
 import { SqliteImportStore } from './sqlite-import.js';
 import { SqlitePushStore } from './sqlite-push.js';
@@ -61,6 +62,8 @@ export class SqliteStore extends BufferedStore implements Store {
   readonly imports: SqliteImportStore;
   /** Drives, charges and places (src/store/sqlite/sqlite-drives.ts). */
   readonly drives: SqliteDrivesStore;
+  /** ABRP links (src/store/sqlite/sqlite-abrp.ts). */
+  readonly abrp: SqliteAbrpStore;
   private readonly commitTransaction: (batch: WriteBatch) => void;
   private readonly caches: SqliteCaches;
   private readonly accounts: SqliteAccounts;
@@ -90,6 +93,7 @@ export class SqliteStore extends BufferedStore implements Store {
     this.databaseIdOf = db.prepare<[], string>("SELECT value FROM vts_meta WHERE key = 'database_id'").pluck();
     this.push = new SqlitePushStore(db, () => this.open());
     this.drives = new SqliteDrivesStore(db, () => this.open());
+    this.abrp = new SqliteAbrpStore(db, () => this.open());
     this.imports = new SqliteImportStore(
       db,
       () => this.open(),

@@ -2,7 +2,7 @@
  * One vehicle: a header with its name (the owner's name for it, else its id), one state (the
  * car online with its link, offline, or the live updates (re)connecting) and the tabs Live, Drives,
  * Charges, Battery, Stats, History, Console, Notifications (what was pushed, and how each
- * delivery went) and Integrations (Home Assistant); a drive or a charge opens in its tab. The page first makes sure the vehicle is
+ * delivery went), Integrations (Home Assistant) and ABRP (the link to the owner's ABRP account); a drive or a charge opens in its tab. The page first makes sure the vehicle is
  * one of the user's (`GET /api/overview`): an unknown vehicle, or another owner's, shows
  * "not found" and calls nothing more (no stream, no 403s polled). Then the live stream is opened
  * for the whole page (it feeds the badge, the Live tab, the Console's buttons and the
@@ -15,6 +15,7 @@ import { epochOf, linkLabel, linkTitle } from '../format';
 import { LiveStream, type StreamState } from '../live-stream';
 import { href, type Page, type Route, type VehicleTab } from '../router';
 import type { LiveLink, OverviewRow } from '../types';
+import { abrpPanel } from './abrp';
 import { batteryPanel } from './battery';
 import { chargesPanel } from './charges';
 import { consolePanel } from './console';
@@ -59,6 +60,7 @@ const TABS: { tab: VehicleTab; label: string }[] = [
   { tab: 'console', label: 'Console' },
   { tab: 'notifications', label: 'Notifications' },
   { tab: 'integrations', label: 'Integrations' },
+  { tab: 'abrp', label: 'ABRP' },
 ];
 
 const PANELS: Record<VehicleTab, (ctx: VehicleContext) => Panel> = {
@@ -71,6 +73,7 @@ const PANELS: Record<VehicleTab, (ctx: VehicleContext) => Panel> = {
   console: consolePanel,
   notifications: notificationsPanel,
   integrations: integrationsPanel,
+  abrp: abrpPanel,
 };
 
 /**
