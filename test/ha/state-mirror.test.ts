@@ -134,8 +134,12 @@ test('after a restart the stored state of every vehicle is published again', asy
   await eventually(async () => ((await first.server.store.getCarMessages('KEPT1')).some((m) => m.code === 'S') ? true : undefined), 'S stored');
   await c.close();
   await first.server.close();
-  const second = await startTestServer({ dataDir: first.dataDir, mqtt: { port: 0, tlsPort: null, wsPort: null, ...FAST } });
-  t.after(() => second.close());
+  // the same database: the SQLite file in the data directory, or the first server's PostgreSQL schema
+  const second = await startTestServer({ dataDir: first.dataDir, database: first.database, mqtt: { port: 0, tlsPort: null, wsPort: null, ...FAST } });
+  t.after(async () => {
+    await second.close();
+    await first.close().catch(() => undefined); // drops the first server's schema
+  });
   await second.server.vehicleState!.ready();
   const client = await connectAsync(`mqtt://127.0.0.1:${second.server.ports.mqtt!}`, { username: 'demo', password: 'demopass', reconnectPeriod: 0 });
   t.after(() => client.endAsync(true));
