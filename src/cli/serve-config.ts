@@ -83,6 +83,7 @@ export function serverConfig(o: ServeOptions, cmd: Command): ServerConfig {
       events: o.mqttEvents,
       mirror: o.mqttMirror === 'on',
       haDiscoveryPrefix: o.haDiscovery === 'on' ? o.haDiscoveryPrefix : null,
+      vehicleResyncMs: Math.round(o.haResync * 1000),
       publicUrl: o.publicUrl,
     },
   };

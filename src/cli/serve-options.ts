@@ -64,6 +64,7 @@ export interface ServeOptions extends PushDeliveryOptions {
   mqttMirror: 'on' | 'off';
   haDiscovery: 'on' | 'off';
   haDiscoveryPrefix: string;
+  haResync: number;
   publicUrl?: string;
   commandLink: 'v2' | 'mqtt';
   mapTiles: string;
@@ -290,6 +291,10 @@ export function addServeOptions(cmd: Command): void {
     parse: parseChoice(['on', 'off'] as const),
   });
   addConfigOption(cmd, '--ha-discovery-prefix <prefix>', "Home Assistant's discovery prefix", { default: 'homeassistant', parse: parseTopicPrefix });
+  addConfigOption(cmd, '--ha-resync <s>', 'how often the vehicle list is read again for the discovery (vehicles added, removed or given away by the CLI or another node)', {
+    default: 60,
+    parse: parseSecondsIn(0.1, 3600),
+  });
   addConfigOption(cmd, '--public-url <url>', "the dashboard's address as users reach it (https://vts.example.org), for links to it", { parse: parsePublicUrl });
   addConfigOption(cmd, '--map-tiles <url>', 'map tile URL template of the web dashboard ({z}/{x}/{y}, optional {s})', {
     default: DEFAULT_TILE_URL,

@@ -70,7 +70,7 @@ export class Hub implements HubPort {
   /** What the other nodes of a cluster tell this one. */
   readonly inbox: ClusterEvents;
   /** Who hears a vehicle's online state change on this node (`onLinkChange`). */
-  private linkListeners: readonly ((vehicleId: string, ownerId: number) => void)[] = [];
+  private linkListeners: readonly ((vehicleId: string, ownerId: number | null) => void)[] = [];
   /** Clients whose login replay is still being read: messages for them wait here. */
   private readonly held = new Map<Peer, HeldMessage[]>();
   readonly now: () => number;
@@ -129,21 +129,24 @@ export class Hub implements HubPort {
 
   /**
    * Hears when a vehicle this node has a link of goes online or offline (a car or v3 link on any
-   * node), until the returned function is called.
+   * node), until the returned function is called; in a cluster also (`ownerId` null) when another
+   * node's part of a vehicle this node has no link of changed (else the MQTT state mirror of a node
+   * that lost the car to another node, or whose peer died with it, would keep its old view).
    */
-  onLinkChange(listener: (vehicleId: string, ownerId: number) => void): () => void {
+  onLinkChange(listener: (vehicleId: string, ownerId: number | null) => void): () => void {
     this.linkListeners = [...this.linkListeners, listener];
     return () => {
       this.linkListeners = this.linkListeners.filter((l) => l !== listener);
     };
   }
 
-  private onlineChanged(link: VehicleLink): void {
+  /** Tells the link listeners (`onLinkChange`); the ClusterInbox, with `ownerId` null. */
+  linkChanged(vehicleId: string, ownerId: number | null): void {
     for (const l of this.linkListeners) {
       try {
-        l(link.vehicleId, link.ownerId);
+        l(vehicleId, ownerId);
       } catch (err) {
-        this.log.error({ err, vehicle: link.vehicleId }, 'link listener failed');
+        this.log.error({ err, vehicle: vehicleId }, 'link listener failed');
       }
     }
   }
@@ -291,7 +294,7 @@ export class Hub implements HubPort {
     if (online === link.shownOnline) return;
     link.shownOnline = online;
     this.toLocalClients(link, 'Z', online ? '1' : '0');
-    this.onlineChanged(link);
+    this.linkChanged(link.vehicleId, link.ownerId);
   }
 
   /** Sends to this node's clients of the vehicle only (each node tells its own), after the commit. */
@@ -347,7 +350,7 @@ export class Hub implements HubPort {
     const wasOnline = link.shownOnline;
     link.shownOnline = true;
     this.toLocalClients(link, 'Z', '1');
-    if (!wasOnline) this.onlineChanged(link);
+    if (!wasOnline) this.linkChanged(link.vehicleId, link.ownerId);
     this.tellCarAppCount(link, true); // and the live watchers
     if (!this.cluster.clustered) return;
     // the node that held the car before closes its connection

@@ -87,11 +87,35 @@ export class HaAnnouncer implements SharedTopics {
 
   /** A user's Home Assistant came online: its vehicles' discovery again (all for the superuser). */
   birth(user: string, everyone: boolean): void {
-    for (const a of this.byVehicle.values()) {
-      if (!everyone && a.vehicle.ownerName !== user) continue;
-      a.payload = null;
-      this.announce(a);
-    }
+    const theirs = [...this.byVehicle.values()].filter((a) => everyone || a.vehicle.ownerName === user);
+    // in a cluster, as the node of each car shows it (its facts read again from the store)
+    void this.refresh(theirs).then(() => {
+      for (const a of theirs) {
+        if (this.byVehicle.get(a.vehicle.id) !== a) continue;
+        a.payload = null;
+        this.announce(a);
+      }
+    });
+  }
+
+  /**
+   * Reads the facts of vehicles whose car is on another node of a cluster again from the store
+   * (StateMirror.refreshFacts), before this node announces them for another reason than their
+   * car's records (a birth message, a new name). Never fails: on an error the facts stay.
+   */
+  private async refresh(list: readonly Announced[]): Promise<void> {
+    const queue = [...list];
+    const worker = async (): Promise<void> => {
+      for (let a = queue.shift(); a && !this.closed; a = queue.shift()) {
+        const id = a.vehicle.id;
+        try {
+          this.deps.mirror.refreshFacts(id, this.deps.store.peekCarMessages(id) ?? (await this.deps.store.getCarMessages(id)));
+        } catch (err) {
+          this.deps.log.warn({ err, vehicle: id }, 'Home Assistant discovery: reading the vehicle failed');
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.deps.concurrency ?? 8, queue.length) }, worker));
   }
 
   /** The mirror learned what the discovery shows (unit, firmware, prefix): published again if it changed. */
@@ -123,6 +147,7 @@ export class HaAnnouncer implements SharedTopics {
         fresh.push(v);
       } else if (a.vehicle.name !== v.name) {
         a.vehicle = v;
+        await this.refresh([a]);
         this.announce(a);
       } else if (!this.byNode.has(haNodeId(v.id))) {
         // the vehicle that shared its node id is gone: this one takes it

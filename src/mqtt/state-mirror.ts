@@ -90,11 +90,18 @@ export class StateMirror {
     };
   }
 
-  /** A link of the vehicle came or went (on this node): its availability is published again if it changed. */
-  linkChanged(vehicleId: string, ownerId: number): void {
+  /**
+   * A link of the vehicle came or went: its availability is published again if it changed.
+   * `ownerId` null: a change on another node of a cluster, of a vehicle this node has no link of;
+   * every node then publishes the availability it sees if that changed, so that the last one
+   * published, whichever node it comes from, is the cluster's (a node that published `offline`
+   * as its car left for another node, before it heard of it there, publishes `online` then; the
+   * node that survives a node's death publishes its car `offline`).
+   */
+  linkChanged(vehicleId: string, ownerId: number | null): void {
     if (this.closed) return;
-    const v = this.vehicle(vehicleId, ownerId);
-    this.dirty.add(v);
+    const v = ownerId === null ? this.vehicles.get(vehicleId) : this.vehicle(vehicleId, ownerId);
+    if (v) this.dirty.add(v);
   }
 
   /** Publishes the stored state of a vehicle (at start, the broker's retained messages are gone). */
@@ -107,6 +114,28 @@ export class StateMirror {
       if (m.time > v.lastSeen) v.lastSeen = m.time;
     }
     this.dirty.add(v);
+  }
+
+  /**
+   * Reads what the discovery shows (unit, firmware, VIN, type) again from the vehicle's stored
+   * records, for a vehicle whose car is not connected to this node. In a cluster a car's records
+   * reach only the mirror of the node it is connected to; the other nodes know it from the store
+   * as it was when they read it, and one of them announcing it from that (HA's birth message on
+   * it) would replace the car's node's retained discovery with an older one. A car connected here
+   * is left alone: its live records are the newest. Returns whether a fact changed.
+   */
+  refreshFacts(vehicleId: string, messages: readonly { code: string; data: string; paranoid: boolean }[]): boolean {
+    const v = this.vehicles.get(vehicleId);
+    const link = this.deps.hub.link(vehicleId);
+    if (!v?.facts || link?.car || link?.v3) return false;
+    const facts = v.facts;
+    const before = JSON.stringify(facts);
+    for (const m of messages) {
+      if (m.paranoid) continue;
+      if (m.code === 'S') facts.distanceUnit = distanceUnitOf(m.data);
+      else if (m.code === 'F') Object.assign(facts, { firmware: undefined, vin: undefined, vehicleType: undefined }, identityOf(m.data));
+    }
+    return JSON.stringify(facts) !== before;
   }
 
   /** What the mirror knows of a vehicle's discovery facts (null: not yet). */

@@ -21,6 +21,8 @@ export interface InboxHub {
   readonly live: { emit(vehicleId: string, event: LiveEvent): void };
   readonly commands: { run(req: JobRequest): Promise<CommandResult> };
   tellOnline(link: VehicleLink): void;
+  /** Tells the hub's link listeners (ownerId null: a vehicle this node has no link of). */
+  linkChanged(vehicleId: string, ownerId: number | null): void;
   tellCarAppCount(link: VehicleLink): void;
   emitLive(vehicleId: string, event: LiveEvent): void;
   clientsOf(link: VehicleLink): Peer[] | null;
@@ -34,7 +36,10 @@ export class ClusterInbox implements ClusterEvents {
 
   presenceChanged(vehicleId: string): void {
     const link = this.hub.links.get(vehicleId);
-    if (!link) return;
+    if (!link) {
+      this.hub.linkChanged(vehicleId, null);
+      return;
+    }
     this.hub.tellOnline(link);
     if (link.car || link.v3) this.hub.tellCarAppCount(link);
     else this.hub.emitLive(vehicleId, { kind: 'link' });
