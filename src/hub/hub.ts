@@ -32,6 +32,7 @@ import { forwardNotification } from './handlers/push.js';
 import { GroupRegistry } from './links/groups.js';
 import { LiveWatchers, type LiveListener } from './observers/live-watchers.js';
 import { CarDataObservers, type CarDataObserver } from './observers/car-data-observers.js';
+import { LinkObservers, type LinkListener } from './observers/link-observers.js';
 import { MpCommandTransport } from './commands/mp-command-transport.js';
 import type { Peer } from './links/peer.js';
 import { ClusterInbox } from './cluster/cluster-inbox.js';
@@ -67,10 +68,10 @@ export class Hub implements HubPort {
   readonly carData: CarDataObservers;
   /** This node's vehicle links, and the cluster's view of each vehicle. */
   readonly links: VehicleLinks;
+  /** Who hears a vehicle go online or offline (`onLinkChange`). */
+  private readonly linkObservers: LinkObservers;
   /** What the other nodes of a cluster tell this one. */
   readonly inbox: ClusterEvents;
-  /** Who hears a vehicle's online state change on this node (`onLinkChange`). */
-  private linkListeners: readonly ((vehicleId: string, ownerId: number | null) => void)[] = [];
   /** Clients whose login replay is still being read: messages for them wait here. */
   private readonly held = new Map<Peer, HeldMessage[]>();
   readonly now: () => number;
@@ -90,6 +91,7 @@ export class Hub implements HubPort {
     this.telemetry = options.telemetry ?? NO_TELEMETRY;
     this.live = new LiveWatchers(log);
     this.carData = new CarDataObservers(log);
+    this.linkObservers = new LinkObservers(log);
     this.links = new VehicleLinks(cluster);
     this.inbox = new ClusterInbox(this);
     this.notifications = new Notifications(this);
@@ -128,27 +130,16 @@ export class Hub implements HubPort {
   }
 
   /**
-   * Hears when a vehicle this node has a link of goes online or offline (a car or v3 link on any
-   * node), until the returned function is called; in a cluster also (`ownerId` null) when another
-   * node's part of a vehicle this node has no link of changed (else the MQTT state mirror of a node
-   * that lost the car to another node, or whose peer died with it, would keep its old view).
+   * Hears when a vehicle goes online or offline: this node's car or v3 link of it came or went, or
+   * (`ownerId` null) another node's presence of it changed; until the returned function is called.
    */
-  onLinkChange(listener: (vehicleId: string, ownerId: number | null) => void): () => void {
-    this.linkListeners = [...this.linkListeners, listener];
-    return () => {
-      this.linkListeners = this.linkListeners.filter((l) => l !== listener);
-    };
+  onLinkChange(listener: LinkListener): () => void {
+    return this.linkObservers.add(listener);
   }
 
   /** Tells the link listeners (`onLinkChange`); the ClusterInbox, with `ownerId` null. */
   linkChanged(vehicleId: string, ownerId: number | null): void {
-    for (const l of this.linkListeners) {
-      try {
-        l(vehicleId, ownerId);
-      } catch (err) {
-        this.log.error({ err, vehicle: vehicleId }, 'link listener failed');
-      }
-    }
+    this.linkObservers.notify(vehicleId, ownerId);
   }
 
   /** Hears the vehicle's records, notifications and link changes until the returned function is called. */

@@ -8,9 +8,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hashApiToken, newApiToken } from '../../src/auth/api-token.js';
-import { eventually } from '../mp/helpers.js';
 import { mqttHarness, type MqttHarness } from '../mqtt/harness.js';
-import { listen, mpCar } from './helpers.js';
+import { listen, mpCar, soon } from './helpers.js';
 
 const FAST = { stateFlushMs: 20, vehicleResyncMs: 100 };
 
@@ -32,7 +31,7 @@ async function results(h: MqttHarness, user: string, password: string, id: strin
     async send(component: string, payload: string): Promise<Result> {
       const before = c.count(resultTopic);
       await c.client.publishAsync(`ovms/${user}/${id}/vts/set/${component}`, payload);
-      await eventually(() => (c.count(resultTopic) > before ? true : undefined), `the result of ${component} ${payload}`, 10_000);
+      await soon(() => (c.count(resultTopic) > before ? true : undefined), `the result of ${component} ${payload}`, 10_000);
       return JSON.parse(c.last(resultTopic)!) as Result;
     },
   };
@@ -62,7 +61,7 @@ test('charge, climate and wakeup run on the car through the command service, aud
     JSON.stringify(audit),
   );
   // the car's answer shows in its state: the climate is on
-  await eventually(() => (r.c.last(`ovms/demo/${id}/metric/v/e/hvac`) === 'yes' ? true : undefined), 'the climate on in the mirrored state', 15_000);
+  await soon(() => (r.c.last(`ovms/demo/${id}/metric/v/e/hvac`) === 'yes' ? true : undefined), 'the climate on in the mirrored state', 15_000);
 });
 
 test('a bad payload, an unknown command and an offline car answer their error on the result topic', async (t) => {

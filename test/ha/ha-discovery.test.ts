@@ -7,9 +7,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { MqttClient } from 'mqtt';
-import { eventually } from '../mp/helpers.js';
 import { mqttHarness, type MqttHarness } from '../mqtt/harness.js';
-import { listen, mpCar } from './helpers.js';
+import { listen, mpCar, soon } from './helpers.js';
 
 const FAST = { stateFlushMs: 20, vehicleResyncMs: 100 };
 const config = (id: string): string => `homeassistant/device/vts_${id}/config`;
@@ -32,9 +31,9 @@ test("each owner's Home Assistant sees the discovery of its own vehicles only; t
   const them = listen(await other.client(), ['homeassistant/+/+/config']);
   const root = listen(await h.mqtt({ username: 'root', password: 'rootpw' }), ['homeassistant/#']);
   await Promise.all([demo.ready, them.ready, root.ready]);
-  await eventually(() => demo.last(config(mine)), 'my discovery');
-  await eventually(() => them.last(config(theirs)), 'their discovery');
-  await eventually(() => (root.last(config(mine)) && root.last(config(theirs)) ? true : undefined), 'both for the superuser');
+  await soon(() => demo.last(config(mine)), 'my discovery');
+  await soon(() => them.last(config(theirs)), 'their discovery');
+  await soon(() => (root.last(config(mine)) && root.last(config(theirs)) ? true : undefined), 'both for the superuser');
   // a marker published after the retained ones: by then everything retained has arrived
   await h.t.server.vehicleState!.announcer!.resync();
   assert.equal(demo.count(config(theirs)), 0, "demo never receives another owner's discovery");
@@ -50,10 +49,10 @@ test('availability follows the car: online while its link is up, offline when it
   const c = listen(await h.mqtt({ username: h.user, password: h.password }), [`ovms/demo/${id}/vts/#`]);
   await c.ready;
   const car = await mpCar(h, id);
-  await eventually(() => (c.last(`ovms/demo/${id}/vts/availability`) === 'online' ? true : undefined), 'online');
-  await eventually(() => c.last(`ovms/demo/${id}/vts/last_seen`), 'last seen');
+  await soon(() => (c.last(`ovms/demo/${id}/vts/availability`) === 'online' ? true : undefined), 'online');
+  await soon(() => c.last(`ovms/demo/${id}/vts/last_seen`), 'last seen');
   await car.stop();
-  await eventually(() => (c.last(`ovms/demo/${id}/vts/availability`) === 'offline' ? true : undefined), 'offline');
+  await soon(() => (c.last(`ovms/demo/${id}/vts/availability`) === 'offline' ? true : undefined), 'offline');
 });
 
 test("Home Assistant's birth message publishes its owner's discovery again, not another owner's", async (t) => {
@@ -66,11 +65,11 @@ test("Home Assistant's birth message publishes its owner's discovery again, not 
   const demo = listen(demoClient, ['homeassistant/#']);
   const them = listen(await other.client(), ['homeassistant/#']);
   await Promise.all([demo.ready, them.ready]);
-  await eventually(() => demo.last(config(mine)), 'first discovery');
-  await eventually(() => them.last(config('THEIRS2')), 'their first discovery');
+  await soon(() => demo.last(config(mine)), 'first discovery');
+  await soon(() => them.last(config('THEIRS2')), 'their first discovery');
   const before = { mine: demo.count(config(mine)), theirs: them.count(config('THEIRS2')) };
   await demoClient.publishAsync('homeassistant/status', 'online');
-  await eventually(() => (demo.count(config(mine)) > before.mine ? true : undefined), 'discovery again after the birth');
+  await soon(() => (demo.count(config(mine)) > before.mine ? true : undefined), 'discovery again after the birth');
   await them.flushed();
   assert.equal(them.count(config('THEIRS2')), before.theirs, "another owner's birth message announces nothing of theirs");
   assert.equal(them.count('homeassistant/status'), 0, "one user's birth message never reaches another user");
@@ -82,19 +81,19 @@ test('a removed vehicle, and one that changes owner, has its discovery and state
   const car = await mpCar(h, id);
   const demo = listen(await h.mqtt({ username: h.user, password: h.password }), ['homeassistant/#', `ovms/demo/${id}/#`]);
   await demo.ready;
-  await eventually(() => demo.last(config(id)), 'discovery');
-  await eventually(() => demo.last(`ovms/demo/${id}/vts/availability`), 'state');
+  await soon(() => demo.last(config(id)), 'discovery');
+  await soon(() => demo.last(`ovms/demo/${id}/vts/availability`), 'state');
   await car.stop();
-  await eventually(() => (h.t.server.hub.link(id)?.car ? undefined : true), 'the car gone');
+  await soon(() => (h.t.server.hub.link(id)?.car ? undefined : true), 'the car gone');
   const other = await owner(h, 'newowner');
   const them = listen(await other.client(), ['homeassistant/#']);
   await them.ready;
   // the vehicle moves to another owner
   await h.t.server.store.removeVehicle(id);
   await h.t.addVehicle(id, other.ownerId, 'NETPASS');
-  await eventually(() => (demo.last(config(id)) === '' ? true : undefined), "the old owner's discovery cleared");
-  await eventually(() => (demo.last(`ovms/demo/${id}/vts/availability`) === '' ? true : undefined), "the old owner's retained state cleared");
-  await eventually(() => them.last(config(id)) || undefined, "the new owner's discovery");
+  await soon(() => (demo.last(config(id)) === '' ? true : undefined), "the old owner's discovery cleared");
+  await soon(() => (demo.last(`ovms/demo/${id}/vts/availability`) === '' ? true : undefined), "the old owner's retained state cleared");
+  await soon(() => them.last(config(id)) || undefined, "the new owner's discovery");
   const payload = JSON.parse(them.last(config(id))!) as { components: Record<string, { state_topic?: string }> };
   assert.equal(payload.components.soc?.state_topic, `ovms/newowner/${id}/metric/v/b/soc`);
   // a new HA of the old owner gets nothing retained of it
@@ -104,7 +103,7 @@ test('a removed vehicle, and one that changes owner, has its discovery and state
   assert.equal(late.count(config(id)), 0);
   // removed: the new owner's discovery is cleared too
   await h.t.server.store.removeVehicle(id);
-  await eventually(() => (them.last(config(id)) === '' ? true : undefined), 'cleared on removal');
+  await soon(() => (them.last(config(id)) === '' ? true : undefined), 'cleared on removal');
 });
 
 test('--ha-discovery off publishes no discovery (the state topics stay)', async (t) => {
@@ -114,7 +113,7 @@ test('--ha-discovery off publishes no discovery (the state topics stay)', async 
   const c = listen(await h.mqtt({ username: 'root', password: 'rootpw' }), ['homeassistant/#', `ovms/demo/${id}/#`]);
   await c.ready;
   await mpCar(h, id);
-  await eventually(() => (c.last(`ovms/demo/${id}/vts/availability`) === 'online' ? true : undefined), 'online');
+  await soon(() => (c.last(`ovms/demo/${id}/vts/availability`) === 'online' ? true : undefined), 'online');
   await c.flushed();
   assert.equal(c.count(config(id)), 0);
 });
@@ -126,11 +125,11 @@ test('a vehicle whose car sent before the vehicle list was read is announced whe
   await c.ready;
   await mpCar(h, id);
   // the mirror knows the vehicle (its state is out) before the announcer read the list
-  await eventually(() => (c.last(`ovms/demo/${id}/vts/availability`) === 'online' ? true : undefined), 'online');
+  await soon(() => (c.last(`ovms/demo/${id}/vts/availability`) === 'online' ? true : undefined), 'online');
   await c.flushed();
   assert.equal(c.count(config(id)), 0, 'not in the list yet');
   await h.t.server.vehicleState!.announcer!.resync();
-  await eventually(() => c.last(config(id)), 'announced once listed');
+  await soon(() => c.last(config(id)), 'announced once listed');
 });
 
 test('two vehicle ids of one node id (CAR.1, CAR_1): the first is announced, the other is not, and takes over when the first goes', async (t) => {
@@ -143,13 +142,13 @@ test('two vehicle ids of one node id (CAR.1, CAR_1): the first is announced, the
   const them = listen(await other.client(), ['homeassistant/#']);
   await Promise.all([demo.ready, them.ready]);
   const topic = 'homeassistant/device/vts_CAR_1/config';
-  await eventually(() => demo.last(topic), "the first vehicle's discovery");
+  await soon(() => demo.last(topic), "the first vehicle's discovery");
   assert.deepEqual((JSON.parse(demo.last(topic)!) as { device: { name: string } }).device.name, 'CAR.1');
   await them.flushed();
   assert.equal(them.count(topic), 0, "the other owner never sees the first owner's vehicle");
   assert.ok(h.t.logs.some((l) => l.includes('shares its node id')), 'the skipped vehicle is logged');
   await h.t.server.store.removeVehicle('CAR.1');
-  await eventually(() => (demo.last(topic) === '' ? true : undefined), 'cleared for its owner');
-  await eventually(() => them.last(topic) || undefined, "the other vehicle's discovery, for its owner");
+  await soon(() => (demo.last(topic) === '' ? true : undefined), 'cleared for its owner');
+  await soon(() => them.last(topic) || undefined, "the other vehicle's discovery, for its owner");
   assert.equal((JSON.parse(them.last(topic)!) as { device: { name: string } }).device.name, 'CAR_1');
 });

@@ -51,6 +51,11 @@ export function listen(client: MqttClient, filters: string[]): Listener {
   };
 }
 
+/** `eventually` with room for a loaded CI machine (the wait ends as soon as the probe answers). */
+export function soon<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 20_000): Promise<T> {
+  return eventually(probe, what, Math.max(timeoutMs, 20_000));
+}
+
 /** An emulated module on the v2 link (MP) for the vehicle, started; stopped when the test ends. */
 export async function mpCar(h: MqttHarness, id: string, seed = 3): Promise<EmulatedModule> {
   const mod = new EmulatedModule({ id, seed, carPassword: 'NETPASS', adminPassword: 'admin', server: { host: '127.0.0.1', port: h.t.mpPort }, log: quiet });

@@ -10,10 +10,9 @@ import { connectAsync } from 'mqtt';
 import type { Client } from 'aedes';
 import { metricsOfRecord, type V3MetricsContext } from '../../src/core/metrics/v3-metrics.js';
 import { MpClient } from '../../src/mp-client/mp-client.js';
-import { eventually } from '../mp/helpers.js';
 import { mqttHarness, type MqttHarness } from '../mqtt/harness.js';
 import { startTestServer } from '../support/server.js';
-import { listen } from './helpers.js';
+import { listen, soon } from './helpers.js';
 
 const FAST = { stateFlushMs: 20, vehicleResyncMs: 100 };
 const S_KM = '80.5,K,230,16.00,charging,standard,250,220,16,3600,0,125,0,1,0,0,0,0,24.50,120,0,0,90,0,0,0,0,60,120,300,0,-7.36,398.20,97.50,7.40,93.00,-18.50,0.0,5.0,1234.5,64.0,1700000000';
@@ -44,7 +43,7 @@ test("a v2 car's records are published as the v3 metrics they carry, retained, a
   // a client that subscribes afterwards gets them all, retained
   const live = listen(await h.mqtt({ username: h.user, password: h.password }), [`ovms/demo/${id}/#`]);
   await live.ready;
-  await eventually(() => ([...want.keys()].every((k) => live.last(k) !== undefined) ? true : undefined), 'every metric', 10_000);
+  await soon(() => ([...want.keys()].every((k) => live.last(k) !== undefined) ? true : undefined), 'every metric', 10_000);
   // the charging state counts on D's bit (0x10 of field 1 is clear in D), as the module's own metric would
   for (const [topic, payload] of want) assert.equal(live.last(topic), payload, topic);
   await live.flushed();
@@ -58,7 +57,7 @@ test("a v2 car's records are published as the v3 metrics they carry, retained, a
   const before = live.messages.length;
   c.send('S', S_KM);
   c.send('S', S_KM.replace(/^80\.5,/, '81.0,'));
-  await eventually(() => (live.last(`ovms/demo/${id}/metric/v/b/soc`) === '81' ? true : undefined), 'the new SOC');
+  await soon(() => (live.last(`ovms/demo/${id}/metric/v/b/soc`) === '81' ? true : undefined), 'the new SOC');
   await live.flushed();
   const after = live.messages.slice(before).filter((m) => m.topic.includes('/metric/'));
   assert.deepEqual(
@@ -79,8 +78,8 @@ test('a car set to miles: the metrics stay in km, the discovery says mi', async 
   await live.ready;
   const odometer = expected('demo', id, 'D', D, { distanceUnit: 'M', hasD: true }).get(`ovms/demo/${id}/metric/v/p/odometer`)!;
   assert.equal(Number(odometer), Math.round((456789 / 10 / 0.62137) * 10) / 10, 'D field 8 in miles × 10, published in km');
-  await eventually(() => (live.last(`ovms/demo/${id}/metric/v/p/odometer`) === odometer ? true : undefined), 'the odometer in km');
-  await eventually(() => {
+  await soon(() => (live.last(`ovms/demo/${id}/metric/v/p/odometer`) === odometer ? true : undefined), 'the odometer in km');
+  await soon(() => {
     const config = live.last(`homeassistant/device/vts_${id}/config`);
     const odo = config ? (JSON.parse(config) as { components: Record<string, { unit_of_measurement?: string }> }).components.odometer : undefined;
     return odo?.unit_of_measurement === 'mi' ? true : undefined;
@@ -97,9 +96,9 @@ test("a v3 car's own metrics are not published again; vts adds only its vts/ top
   const live = listen(await h.mqtt({ username: h.user, password: h.password }), [`ovms/demo/${id}/#`]);
   await live.ready;
   await h.module(id);
-  await eventually(() => (live.last(`ovms/demo/${id}/vts/availability`) === 'online' ? true : undefined), 'online');
-  await eventually(() => live.last(`ovms/demo/${id}/vts/location`), 'the location vts computes');
-  await eventually(() => live.last(`ovms/demo/${id}/metric/v/type`), "the module's own metrics");
+  await soon(() => (live.last(`ovms/demo/${id}/vts/availability`) === 'online' ? true : undefined), 'online');
+  await soon(() => live.last(`ovms/demo/${id}/vts/location`), 'the location vts computes');
+  await soon(() => live.last(`ovms/demo/${id}/metric/v/type`), "the module's own metrics");
   assert.ok(fromBroker.length > 0, 'vts published its own topics');
   assert.deepEqual(
     fromBroker.filter((topic) => !topic.includes('/vts/') && !topic.includes('/client/')),
@@ -117,7 +116,7 @@ test('--mqtt-mirror off: no metric topics, the vts topics stay', async (t) => {
   c.send('D', D);
   const live = listen(await h.mqtt({ username: h.user, password: h.password }), [`ovms/demo/${id}/#`]);
   await live.ready;
-  await eventually(() => live.last(`ovms/demo/${id}/vts/doors`), 'the doors');
+  await soon(() => live.last(`ovms/demo/${id}/vts/doors`), 'the doors');
   await live.flushed();
   assert.deepEqual(
     live.messages.filter((m) => m.topic.includes('/metric/')),
@@ -131,7 +130,7 @@ test('after a restart the stored state of every vehicle is published again', asy
   await first.addVehicle('KEPT1', ownerId, 'NETPASS');
   const c = await MpClient.connect({ host: '127.0.0.1', port: first.mpPort, clientType: 'C', vehicleId: 'KEPT1', scheme: 0, password: 'NETPASS' });
   c.send('S', S_KM);
-  await eventually(async () => ((await first.server.store.getCarMessages('KEPT1')).some((m) => m.code === 'S') ? true : undefined), 'S stored');
+  await soon(async () => ((await first.server.store.getCarMessages('KEPT1')).some((m) => m.code === 'S') ? true : undefined), 'S stored');
   await c.close();
   await first.server.close();
   // the same database: the SQLite file in the data directory, or the first server's PostgreSQL schema
@@ -145,7 +144,7 @@ test('after a restart the stored state of every vehicle is published again', asy
   t.after(() => client.endAsync(true));
   const live = listen(client, ['ovms/demo/KEPT1/#', 'homeassistant/#']);
   await live.ready;
-  await eventually(() => (live.last('ovms/demo/KEPT1/metric/v/b/soc') === '80.5' ? true : undefined), 'the stored SOC, retained');
-  await eventually(() => (live.last('ovms/demo/KEPT1/vts/availability') === 'offline' ? true : undefined), 'offline');
-  await eventually(() => live.last('homeassistant/device/vts_KEPT1/config'), 'the discovery');
+  await soon(() => (live.last('ovms/demo/KEPT1/metric/v/b/soc') === '80.5' ? true : undefined), 'the stored SOC, retained');
+  await soon(() => (live.last('ovms/demo/KEPT1/vts/availability') === 'offline' ? true : undefined), 'offline');
+  await soon(() => live.last('homeassistant/device/vts_KEPT1/config'), 'the discovery');
 });
