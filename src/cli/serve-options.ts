@@ -126,6 +126,8 @@ function parseClientId(value: string): string {
 /** An MQTT topic prefix of one or more levels (no wildcards, no empty level). */
 function parseTopicPrefix(value: string): string {
   if (!/^[A-Za-z0-9_.-]{1,64}(\/[A-Za-z0-9_.-]{1,64}){0,3}$/.test(value)) throw new Error(`not a topic prefix (letters, digits, - _ . and /): ${value}`);
+  // under ovms/ a user named like the prefix's second level could publish there
+  if (value.split('/')[0] === 'ovms') throw new Error(`the discovery prefix may not be under ovms/ (the vehicles' topics): ${value}`);
   return value;
 }
 

@@ -24,7 +24,7 @@ import { authenticateUser } from '../auth/authenticate.js';
 import type { PasswordChecker } from '../auth/password-checker.js';
 import { hasRight } from '../core/auth/rights.js';
 import { userAccount, type LoginGuard } from '../auth/login-guard.js';
-import { topicAccess } from '../core/mqtt/acl.js';
+import { isSuperuser, topicAccess } from '../core/mqtt/acl.js';
 import { listen } from '../util/listen.js';
 import { GuardedConnection } from './guarded-connection.js';
 import { clusterAdapters, type BrokerCluster } from './cluster-adapters.js';
@@ -47,7 +47,7 @@ export interface SharedTopics {
   /** Whether the user may publish on this topic; null when it is not a shared one. */
   mayWrite(user: string, topic: string): boolean | null;
   /** Whether a message on this topic may reach the user; null when it is not a shared one. Called per delivery: cheap. */
-  mayReceive(user: string, topic: string): boolean | null;
+  mayReceive(user: string, topic: string, payload: Buffer): boolean | null;
 }
 
 /** Who a broker client logged in as. */
@@ -106,7 +106,7 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
   const users = new WeakMap<Client, BrokerUser>();
   const nameOf = (client: Client): string => users.get(client)?.name ?? '';
   const shared = deps.shared;
-  const isSuper = (name: string): boolean => deps.superuser !== undefined && deps.superuser !== '' && name === deps.superuser;
+  const isSuper = (name: string): boolean => isSuperuser(name, deps.superuser);
   const addresses = new WeakMap<object, string>();
 
   const adapters = opts.cluster ? clusterAdapters(opts.cluster) : null;
@@ -182,7 +182,8 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
           authorizeForward(client: Client, packet: Parameters<NonNullable<Aedes['authorizeForward']>>[1]) {
             const name = nameOf(client);
             if (isSuper(name)) return packet;
-            const allowed = shared.mayReceive(name, packet.topic);
+            const payload = typeof packet.payload === 'string' ? Buffer.from(packet.payload) : packet.payload;
+            const allowed = shared.mayReceive(name, packet.topic, payload);
             return allowed === false ? null : packet;
           },
         }

@@ -8,12 +8,16 @@
  *
  * It is also the broker's rule for the shared discovery topics (`SharedTopics`): anyone may
  * subscribe under `<prefix>/` and publish on `<prefix>/status`, but a vehicle's discovery reaches
- * only its owner (and, until the clear is out, its former owner) and the superuser, and a birth
- * message reaches nobody but the superuser (vts hears it on the broker itself).
+ * only the user whose topics it names (decided from the payload itself, so that every node of a
+ * cluster decides the same whatever its view of the vehicle list) and the superuser; its clear
+ * (an empty payload) reaches who read it on this node; a birth message reaches nobody but the
+ * superuser (vts hears it on the broker itself).
  *
  * Vehicles are added and removed by the CLI and by other nodes: the list is read again every
- * `resyncMs`.
+ * `resyncMs`. With discovery off (`prefix` null) the list is still read, so that the retained
+ * state of a removed or given-away vehicle is cleared.
  */
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { discoveryNodeOf, discoveryPayload, discoveryTopic, haNodeId, type HaServer } from '../core/ha/discovery.js';
 import type { Store, Vehicle } from '../store/store.js';
@@ -24,8 +28,8 @@ export interface HaAnnouncerDeps {
   store: Store;
   log: Logger;
   mirror: StateMirror;
-  /** The discovery prefix (`homeassistant`). */
-  prefix: string;
+  /** The discovery prefix (`homeassistant`); null: no discovery. */
+  prefix: string | null;
   server: HaServer;
   publish(topic: string, payload: string, retain: boolean): Promise<void>;
   /** The topics of the retained messages that match a filter. */
@@ -40,7 +44,7 @@ interface Announced {
   vehicle: Vehicle;
   /** Who may receive the discovery: the owner, and a former owner until the clear is out. */
   readers: Set<string>;
-  /** The payload last published (to publish only changes). */
+  /** A hash of the payload last published (to publish only changes). */
   payload: string | null;
 }
 
@@ -64,29 +68,33 @@ export class HaAnnouncer implements SharedTopics {
 
   mayRead(_user: string, filter: string): boolean | null {
     const p = this.deps.prefix;
-    if (filter === '#' || filter === '+/#') return null;
+    if (p === null || filter === '#' || filter === '+/#') return null;
     return filter === `${p}/#` || filter.startsWith(`${p}/`) ? true : null;
   }
 
   mayWrite(_user: string, topic: string): boolean | null {
     const p = this.deps.prefix;
+    if (p === null) return null;
     if (topic === `${p}/status`) return true;
     return topic.startsWith(`${p}/`) ? false : null;
   }
 
-  mayReceive(user: string, topic: string): boolean | null {
+  mayReceive(user: string, topic: string, payload: Buffer): boolean | null {
     const p = this.deps.prefix;
-    if (!topic.startsWith(`${p}/`)) return null;
+    if (p === null || !topic.startsWith(`${p}/`)) return null;
     // a birth message is for vts alone: one user's publish must not reach another user's clients
     if (topic === `${p}/status`) return false;
     const node = discoveryNodeOf(p, topic);
-    return node !== null && this.byNode.get(node)?.readers.has(user) === true;
+    if (node === null) return false;
+    if (payload.length === 0) return this.byNode.get(node)?.readers.has(user) === true;
+    return namesOnly(payload, user);
   }
 
   // --- events ---
 
   /** A user's Home Assistant came online: its vehicles' discovery again (all for the superuser). */
   birth(user: string, everyone: boolean): void {
+    if (this.deps.prefix === null) return;
     const theirs = [...this.byVehicle.values()].filter((a) => everyone || a.vehicle.ownerName === user);
     // in a cluster, as the node of each car shows it (its facts read again from the store)
     void this.refresh(theirs).then(() => {
@@ -152,6 +160,7 @@ export class HaAnnouncer implements SharedTopics {
       } else if (!this.byNode.has(haNodeId(v.id))) {
         // the vehicle that shared its node id is gone: this one takes it
         this.byNode.set(haNodeId(v.id), a);
+        a.payload = null;
         this.announce(a);
       }
     }
@@ -166,10 +175,15 @@ export class HaAnnouncer implements SharedTopics {
       this.byVehicle.set(v.id, a);
       const node = haNodeId(v.id);
       const holder = this.byNode.get(node);
-      if (holder) {
-        // two ids of one node id (`A.B`, `A_B`): one discovery topic, so the first keeps it
+      // two ids of one node id (`A.B`, `A_B`): one discovery topic, which the first by id keeps
+      // (as after a restart, which reads the list in that order)
+      if (holder && holder.vehicle.id < v.id) {
         this.deps.log.warn({ vehicle: v.id, other: holder.vehicle.id, node }, 'Home Assistant discovery: the vehicle shares its node id with another: not announced');
         continue;
+      }
+      if (holder) {
+        this.deps.log.warn({ vehicle: holder.vehicle.id, other: v.id, node }, 'Home Assistant discovery: the vehicle shares its node id with another: not announced');
+        holder.payload = null;
       }
       this.byNode.set(node, a);
     }
@@ -177,7 +191,7 @@ export class HaAnnouncer implements SharedTopics {
     const worker = async (): Promise<void> => {
       for (let v = queue.shift(); v && !this.closed; v = queue.shift()) {
         const messages = this.deps.store.peekCarMessages(v.id) ?? (await this.deps.store.getCarMessages(v.id));
-        this.deps.mirror.prime(v.id, v.ownerId, messages);
+        this.deps.mirror.prime(v.id, messages);
         // the mirror may know the vehicle already (its car sent before this list was read): then
         // it will not tell its facts again
         const a = this.byVehicle.get(v.id);
@@ -188,7 +202,8 @@ export class HaAnnouncer implements SharedTopics {
   }
 
   private announce(a: Announced): void {
-    if (this.closed || this.byNode.get(haNodeId(a.vehicle.id)) !== a) return;
+    const prefix = this.deps.prefix;
+    if (prefix === null || this.closed || this.byNode.get(haNodeId(a.vehicle.id)) !== a) return;
     const facts: VehicleFacts | null = this.deps.mirror.facts(a.vehicle.id);
     if (!facts) return; // announced once the mirror has read the vehicle
     const payload = JSON.stringify(
@@ -205,9 +220,10 @@ export class HaAnnouncer implements SharedTopics {
         this.deps.server,
       ),
     );
-    if (payload === a.payload) return;
-    a.payload = payload;
-    this.deps.publish(discoveryTopic(this.deps.prefix, a.vehicle.id), payload, true).catch((err: unknown) => {
+    const hash = createHash('sha1').update(payload).digest('base64');
+    if (hash === a.payload) return;
+    a.payload = hash;
+    this.deps.publish(discoveryTopic(prefix, a.vehicle.id), payload, true).catch((err: unknown) => {
       a.payload = null;
       this.deps.log.warn({ err, vehicle: a.vehicle.id }, 'Home Assistant discovery: publishing failed');
     });
@@ -220,7 +236,7 @@ export class HaAnnouncer implements SharedTopics {
     const prefix = this.deps.mirror.forget(id) ?? `ovms/${a.vehicle.ownerName}/${id}/`;
     const holder = this.byNode.get(haNodeId(id)) === a;
     try {
-      if (holder) await this.deps.publish(discoveryTopic(this.deps.prefix, id), '', true);
+      if (holder && this.deps.prefix !== null) await this.deps.publish(discoveryTopic(this.deps.prefix, id), '', true);
       if (!/[+#]/.test(prefix)) {
         const topics = await this.deps.retainedTopics(`${prefix}#`);
         await Promise.all(topics.map((t) => this.deps.publish(t, '', true)));
@@ -236,4 +252,16 @@ export class HaAnnouncer implements SharedTopics {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
   }
+}
+
+/** Whether every vehicle topic a discovery payload names is under `ovms/<user>/` (and it names one). */
+function namesOnly(payload: Buffer, user: string): boolean {
+  const text = payload.toString('utf8');
+  const topics = /"ovms\/([^/"]*)\//g;
+  let named = false;
+  for (let m = topics.exec(text); m !== null; m = topics.exec(text)) {
+    if (m[1] !== user) return false;
+    named = true;
+  }
+  return named;
 }

@@ -2,12 +2,13 @@
  * Commands from Home Assistant (docs/home-assistant.md): a publish on
  * `ovms/<user>/<vehicle>/vts/set/<charge|climate|wakeup>` by a client of the embedded broker
  * becomes the MP command of HA_COMMANDS and runs through the one command service (queued,
- * audited as `user:<name>` via `mqtt`). The publisher must own the vehicle (or be the superuser)
- * and hold the `command` right; the outcome is published on `…/vts/result` (not retained). The
+ * audited as `user:<name>` via `mqtt`). The publisher must own the vehicle (or be the superuser),
+ * and hold the `command` right (the superuser too); the outcome is published on `…/vts/result` (not retained). The
  * car's answer changes its records, and so the state topics.
  */
 import type { Logger } from 'pino';
 import { hasRight } from '../core/auth/rights.js';
+import { isSuperuser } from '../core/mqtt/acl.js';
 import { HA_COMMANDS, VTS_TOPICS } from '../core/ha/discovery.js';
 import { commandFailure, VtsError } from '../errors.js';
 import type { CommandService } from '../hub/commands/command-service.js';
@@ -42,7 +43,7 @@ export async function runHaCommand(deps: HaCommandDeps, user: BrokerUser, topic:
   };
   const text = Object.hasOwn(HA_COMMANDS, component) ? HA_COMMANDS[component]?.[payload.trim().toUpperCase()] : undefined;
   if (text === undefined) return fail(new VtsError('VTS_ERR_COMMAND_SYNTAX', `${Object.keys(HA_COMMANDS).join(', ')} take ON/OFF or PRESS`));
-  const superuser = deps.superuser !== undefined && deps.superuser !== '' && user.name === deps.superuser;
+  const superuser = isSuperuser(user.name, deps.superuser);
   const vehicle = await deps.store.getVehicle(topicVehicle).catch(() => undefined);
   // the topic's user must own the vehicle, and the publisher be that user (the broker checked the
   // prefix) or the superuser
@@ -50,7 +51,8 @@ export async function runHaCommand(deps: HaCommandDeps, user: BrokerUser, topic:
     deps.log.info({ user: user.name, topic }, 'MQTT command refused: not the owner of the vehicle');
     return fail(new VtsError('VTS_ERR_UNKNOWN_VEHICLE', topicVehicle));
   }
-  if (!superuser && !hasRight(user.permit, 'command', 'admin')) {
+  // the superuser too: a superuser token meant for reading may not start anything
+  if (!hasRight(user.permit, 'command', 'admin')) {
     deps.log.info({ user: user.name, vehicle: vehicle.id }, 'MQTT command refused: the login has no command right');
     return fail(new VtsError('VTS_ERR_FORBIDDEN', 'the login has no command right'));
   }

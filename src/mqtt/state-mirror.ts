@@ -9,7 +9,11 @@
  *
  * It hears the car-data observers (on the node that received the records, so once in a cluster)
  * and publishes once per `flushMs` what changed since: a car sending many records a second costs
- * one comparison per record type and second, and only changed metrics are published.
+ * one comparison per record type and second, and only changed metrics are published. The owner
+ * (and so the prefix) is the store's, read when the vehicle is first heard of: the hub's link of a
+ * car that stays connected while its vehicle is given to another owner still names the old one.
+ * When the car comes online on this node, everything is published again: in a cluster another
+ * node may have published since.
  */
 import type { Logger } from 'pino';
 import { chargingOf, doorsOpen, identityOf, locationOf } from '../core/ha/derived.js';
@@ -17,6 +21,7 @@ import { OFFLINE, ONLINE, VTS_TOPICS } from '../core/ha/discovery.js';
 import { distanceUnitOf, metricsOfRecord } from '../core/metrics/v3-metrics.js';
 import type { CarDataEvent, Hub } from '../hub/hub.js';
 import type { Store } from '../store/store.js';
+import { ChargedEnergy } from './charged-energy.js';
 
 /** What the discovery of a vehicle depends on, as the mirror learns it. */
 export interface VehicleFacts {
@@ -34,6 +39,8 @@ export interface StateMirrorDeps {
   log: Logger;
   /** Publishes on the broker (retained unless told). */
   publish(topic: string, payload: string, retain?: boolean): void;
+  /** Clears the retained messages under a prefix the vehicle's topics moved away from. */
+  clearPrefix(prefix: string): void;
   /** Mirror v2 cars' records as v3 metrics (else only the vts topics). */
   metrics: boolean;
   /** The prefix of a vehicle's topics: the v3 module's own when the bridge knows it. */
@@ -45,15 +52,22 @@ export interface StateMirrorDeps {
   energyDelayS?: number;
 }
 
+/** A record as the store keeps it. */
+type StoredMessage = { code: string; data: string; time: number; paranoid: boolean };
+
 interface MirroredVehicle {
   vehicleId: string;
-  ownerId: number;
-  /** Null while the owner's name is read. */
+  /** Null while the vehicle is read from the store, and for a vehicle the store does not have. */
   facts: VehicleFacts | null;
+  /** The facts learnt from stored records before the vehicle was read (`facts` once it is). */
+  pendingFacts: VehicleFacts;
+  /** For a vehicle the store does not have: when to ask again (epoch ms). */
+  unknownUntil: number;
   /** The records published, by code. */
   sent: Map<string, string>;
   /** Records heard since the last flush, by code. */
   latest: Map<string, string>;
+  /** Its records came over MQTT: a v3 module that publishes its own metrics (never mirrored). */
   v3: boolean;
   lastSeen: number;
   lastSeenSent: number;
@@ -64,17 +78,24 @@ interface MirroredVehicle {
 }
 
 const LAST_SEEN_EVERY_S = 60;
+/** A vehicle the store does not have is asked for again after this (ms). */
+const UNKNOWN_FOR_MS = 60_000;
 
 export class StateMirror {
   private readonly vehicles = new Map<string, MirroredVehicle>();
   private readonly dirty = new Set<MirroredVehicle>();
-  private readonly ownerNames = new Map<number, string>();
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private readonly flusher: NodeJS.Timeout;
+  private readonly energy: ChargedEnergy;
+  private flusher: NodeJS.Timeout | null = null;
   private closed = false;
 
   constructor(private readonly deps: StateMirrorDeps) {
-    this.flusher = setInterval(() => this.flush(), deps.flushMs ?? 1000);
+    this.energy = new ChargedEnergy(deps.store, () => deps.hub.seconds(), deps.energyDelayS);
+  }
+
+  /** Starts publishing once per `flushMs`. */
+  start(): void {
+    if (this.flusher || this.closed) return;
+    this.flusher = setInterval(() => this.flush(), this.deps.flushMs ?? 1000);
     this.flusher.unref();
   }
 
@@ -82,37 +103,50 @@ export class StateMirror {
   observer(): (event: CarDataEvent) => void {
     return (event) => {
       if (event.historical || this.closed) return;
-      const v = this.vehicle(event.vehicleId, event.ownerId);
+      const v = this.vehicle(event.vehicleId);
       v.latest.set(event.code, event.data);
-      v.v3 = event.source === 'mqtt';
+      if (event.source === 'mqtt') v.v3 = true;
       if (event.time > v.lastSeen) v.lastSeen = event.time;
       this.dirty.add(v);
     };
   }
 
   /**
-   * A link of the vehicle came or went: its availability is published again if it changed.
-   * `ownerId` null: a change on another node of a cluster, of a vehicle this node has no link of;
-   * every node then publishes the availability it sees if that changed, so that the last one
-   * published, whichever node it comes from, is the cluster's (a node that published `offline`
-   * as its car left for another node, before it heard of it there, publishes `online` then; the
-   * node that survives a node's death publishes its car `offline`).
+   * A link of the vehicle came or went: its availability is published again if it changed, and
+   * everything when its car came online on this node. `ownerId` null: a change on another node of
+   * a cluster, of a vehicle this node has no link of; every node then publishes the availability
+   * it sees if that changed, so that the last one published, whichever node it comes from, is the
+   * cluster's (a node that published `offline` as its car left for another node, before it heard
+   * of it there, publishes `online` then; the node that survives a node's death publishes its car
+   * `offline`).
    */
   linkChanged(vehicleId: string, ownerId: number | null): void {
     if (this.closed) return;
-    const v = ownerId === null ? this.vehicles.get(vehicleId) : this.vehicle(vehicleId, ownerId);
-    if (v) this.dirty.add(v);
+    const v = ownerId === null ? this.vehicles.get(vehicleId) : this.vehicle(vehicleId);
+    if (!v) return;
+    const link = this.deps.hub.link(vehicleId);
+    if (ownerId !== null && (link?.car || link?.v3)) {
+      if (link.v3) v.v3 = true;
+      this.republish(v);
+    }
+    this.dirty.add(v);
   }
 
-  /** Publishes the stored state of a vehicle (at start, the broker's retained messages are gone). */
-  prime(vehicleId: string, ownerId: number, messages: readonly { code: string; data: string; time: number; paranoid: boolean }[]): void {
+  /**
+   * Takes the stored state of a vehicle: what the discovery shows, and (but in a cluster, whose
+   * retained messages outlive a node) the records to publish: at start the broker's retained
+   * messages are gone. A v3 module publishes its own again when it connects.
+   */
+  prime(vehicleId: string, messages: readonly StoredMessage[]): void {
     if (this.closed) return;
-    const v = this.vehicle(vehicleId, ownerId);
+    const v = this.vehicle(vehicleId);
+    const publish = !this.deps.hub.cluster.clustered;
     for (const m of messages) {
       if (m.paranoid || !/^[SDLFWY]$/.test(m.code)) continue;
-      if (!v.latest.has(m.code)) v.latest.set(m.code, m.data);
+      if (publish && !v.latest.has(m.code)) v.latest.set(m.code, m.data);
       if (m.time > v.lastSeen) v.lastSeen = m.time;
     }
+    this.learnFacts(v, messages);
     this.dirty.add(v);
   }
 
@@ -124,11 +158,16 @@ export class StateMirror {
    * it) would replace the car's node's retained discovery with an older one. A car connected here
    * is left alone: its live records are the newest. Returns whether a fact changed.
    */
-  refreshFacts(vehicleId: string, messages: readonly { code: string; data: string; paranoid: boolean }[]): boolean {
+  refreshFacts(vehicleId: string, messages: readonly StoredMessage[]): boolean {
     const v = this.vehicles.get(vehicleId);
     const link = this.deps.hub.link(vehicleId);
     if (!v?.facts || link?.car || link?.v3) return false;
-    const facts = v.facts;
+    return this.learnFacts(v, messages);
+  }
+
+  /** The unit (S) and identity (F) of stored records into the vehicle's facts; whether one changed. */
+  private learnFacts(v: MirroredVehicle, messages: readonly StoredMessage[]): boolean {
+    const facts = v.facts ?? v.pendingFacts;
     const before = JSON.stringify(facts);
     for (const m of messages) {
       if (m.paranoid) continue;
@@ -152,36 +191,48 @@ export class StateMirror {
     return v.facts?.prefix ?? null;
   }
 
-  /** A renamed owner: its vehicles are published under the new name from now on. */
-  forgetOwnerName(ownerId: number): void {
-    this.ownerNames.delete(ownerId);
-  }
-
-  private vehicle(vehicleId: string, ownerId: number): MirroredVehicle {
+  private vehicle(vehicleId: string): MirroredVehicle {
     let v = this.vehicles.get(vehicleId);
-    if (v && v.ownerId !== ownerId) {
-      this.forget(vehicleId);
+    if (v && !v.facts && v.unknownUntil !== 0 && v.unknownUntil <= Date.now()) {
+      this.vehicles.delete(vehicleId);
       v = undefined;
     }
     if (!v) {
-      v = { vehicleId, ownerId, facts: null, sent: new Map(), latest: new Map(), v3: false, lastSeen: 0, lastSeenSent: 0, derived: new Map(), charging: null, energyTotal: 0 };
+      v = {
+        vehicleId,
+        facts: null,
+        pendingFacts: { ownerName: '', prefix: '', distanceUnit: 'K' },
+        unknownUntil: 0,
+        sent: new Map(),
+        latest: new Map(),
+        v3: false,
+        lastSeen: 0,
+        lastSeenSent: 0,
+        derived: new Map(),
+        charging: null,
+        energyTotal: 0,
+      };
       this.vehicles.set(vehicleId, v);
       void this.load(v);
     }
     return v;
   }
 
-  /** Reads the owner's name and the lifetime energy, then publishes what waited. */
+  /** Reads the vehicle (its owner as the store has it now) and its lifetime energy, then publishes what waited. */
   private async load(v: MirroredVehicle): Promise<void> {
     try {
-      let name = this.ownerNames.get(v.ownerId);
-      if (name === undefined) {
-        name = (await this.deps.store.getOwnerById(v.ownerId))?.name;
-        if (name !== undefined) this.ownerNames.set(v.ownerId, name);
+      const stored = await this.deps.store.getVehicle(v.vehicleId);
+      if (this.vehicles.get(v.vehicleId) !== v) return;
+      if (!stored || /[+#/]/.test(stored.ownerName)) {
+        // removed (its car may still be connected), or an owner whose name cannot be a topic level
+        v.unknownUntil = Date.now() + UNKNOWN_FOR_MS;
+        v.latest.clear();
+        return;
       }
-      if (name === undefined || /[+#/]/.test(name) || this.vehicles.get(v.vehicleId) !== v) return;
-      v.facts = { ownerName: name, prefix: this.deps.prefixOf(v.vehicleId, name), distanceUnit: 'K' };
-      await this.readEnergy(v);
+      const total = await this.energy.read(v.vehicleId);
+      if (this.vehicles.get(v.vehicleId) !== v) return;
+      if (total > v.energyTotal) v.energyTotal = total;
+      v.facts = Object.assign(v.pendingFacts, { ownerName: stored.ownerName, prefix: this.deps.prefixOf(v.vehicleId, stored.ownerName) });
       this.dirty.add(v);
     } catch (err) {
       this.deps.log.warn({ err, vehicle: v.vehicleId }, 'MQTT state: reading the vehicle failed');
@@ -189,12 +240,12 @@ export class StateMirror {
     }
   }
 
-  private async readEnergy(v: MirroredVehicle): Promise<void> {
-    const charges = await this.deps.store.drives.listCharges(v.vehicleId, 0, this.deps.hub.seconds() + 86400);
-    let total = 0;
-    for (const c of charges) total += c.energyAdded ?? 0;
-    // never decreasing (HA's total_increasing would read a decrease as a meter reset)
-    if (total > v.energyTotal) v.energyTotal = total;
+  /** Everything of the vehicle is published again at the next flush. */
+  private republish(v: MirroredVehicle): void {
+    for (const [code, data] of v.sent) if (!v.latest.has(code)) v.latest.set(code, data);
+    v.sent.clear();
+    v.derived.clear();
+    v.lastSeenSent = 0;
   }
 
   /** Publishes what changed of the dirty vehicles. */
@@ -214,8 +265,15 @@ export class StateMirror {
 
   private publishVehicle(v: MirroredVehicle, facts: VehicleFacts): void {
     const { publish } = this.deps;
-    const prefix = facts.prefix;
     let factsChanged = v.sent.size === 0 && v.derived.size === 0;
+    const prefix = this.deps.prefixOf(v.vehicleId, facts.ownerName);
+    if (prefix !== facts.prefix) {
+      // a v3 module spells the vehicle id its own way: its topics are where the vehicle's are
+      this.deps.clearPrefix(facts.prefix);
+      facts.prefix = prefix;
+      this.republish(v);
+      factsChanged = true;
+    }
     const s = v.latest.get('S');
     if (s !== undefined) {
       const unit = distanceUnitOf(s);
@@ -276,24 +334,23 @@ export class StateMirror {
 
   /** The recorder closes a charge a little after it ends: the lifetime energy is read then. */
   private energyLater(v: MirroredVehicle): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      if (this.closed || this.vehicles.get(v.vehicleId) !== v) return;
-      this.readEnergy(v).then(
-        () => this.dirty.add(v),
-        (err: unknown) => this.deps.log.warn({ err, vehicle: v.vehicleId }, 'MQTT state: reading the charged energy failed'),
-      );
-    }, (this.deps.energyDelayS ?? 120) * 1000);
-    timer.unref();
-    this.timers.add(timer);
+    this.energy.readLater(
+      v.vehicleId,
+      (total) => {
+        if (this.closed || this.vehicles.get(v.vehicleId) !== v) return;
+        // never decreasing (HA's total_increasing would read a decrease as a meter reset)
+        if (total > v.energyTotal) v.energyTotal = total;
+        this.dirty.add(v);
+      },
+      (err) => this.deps.log.warn({ err, vehicle: v.vehicleId }, 'MQTT state: reading the charged energy failed'),
+    );
   }
 
   close(): void {
     if (this.closed) return;
     this.flush();
     this.closed = true;
-    clearInterval(this.flusher);
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
+    if (this.flusher) clearInterval(this.flusher);
+    this.energy.close();
   }
 }

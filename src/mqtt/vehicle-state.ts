@@ -12,6 +12,7 @@ import type { EmbeddedBroker, SharedTopics } from './broker.js';
 import { HaAnnouncer } from './ha-announcer.js';
 import { isCommandTopic, runHaCommand } from './ha-commands.js';
 import { StateMirror } from './state-mirror.js';
+import { isSuperuser } from '../core/mqtt/acl.js';
 
 export interface VehicleStateOptions {
   /** Mirror v2 cars' records as v3 metric topics (`--mqtt-mirror`). */
@@ -40,7 +41,8 @@ export interface VehicleState {
   /** The broker's rule for the discovery topics (undefined without discovery). */
   readonly sharedTopics: SharedTopics | undefined;
   readonly mirror: StateMirror;
-  readonly announcer: HaAnnouncer | null;
+  /** Reads the vehicle list: announces (with discovery on) and clears removed vehicles. */
+  readonly announcer: HaAnnouncer;
   /** Starts publishing; the stored state of every vehicle is read in the background (`ready`). */
   start(broker: EmbeddedBroker): void;
   /** Settles once every stored vehicle has been read and handed to the mirror. */
@@ -72,6 +74,13 @@ export function vehicleState(opts: VehicleStateOptions, deps: VehicleStateDeps):
   let userOf: EmbeddedBroker['userOf'] = () => undefined;
   const publish = (topic: string, payload: string, retain: boolean): Promise<void> =>
     aedes ? publisher(aedes)(topic, payload, retain) : Promise.reject(new Error('the broker is not running'));
+  const retained = (filter: string): Promise<string[]> => (aedes ? retainedTopics(aedes, filter) : Promise.resolve([]));
+  /** Clears the retained messages under a prefix (a vehicle's topics that moved or went). */
+  const clearPrefix = async (prefix: string): Promise<void> => {
+    if (/[+#]/.test(prefix)) return;
+    const topics = await retained(`${prefix}#`);
+    await Promise.all(topics.map((t) => publish(t, '', true)));
+  };
   let announcer: HaAnnouncer | null = null;
   const mirror = new StateMirror({
     hub,
@@ -82,30 +91,26 @@ export function vehicleState(opts: VehicleStateOptions, deps: VehicleStateDeps):
     publish: (topic, payload, retain = true) => {
       publish(topic, payload, retain).catch((err: unknown) => log.warn({ err, topic }, 'MQTT state: publishing failed'));
     },
+    clearPrefix: (prefix) => void clearPrefix(prefix).catch((err: unknown) => log.warn({ err, prefix }, 'MQTT state: clearing the old topics failed')),
     prefixOf: (vehicleId, ownerName) => deps.v3Prefix(vehicleId) ?? `ovms/${ownerName}/${vehicleId}/`,
     onFacts: (vehicleId) => announcer?.factsChanged(vehicleId),
   });
-  if (opts.haPrefix !== null) {
-    announcer = new HaAnnouncer({
-      store,
-      log,
-      mirror,
-      prefix: opts.haPrefix,
-      server: { version: opts.version.replace(/^vts-/, ''), ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}) },
-      publish,
-      retainedTopics: (filter) => (aedes ? retainedTopics(aedes, filter) : Promise.resolve([])),
-      resyncMs: opts.resyncMs,
-    });
-  }
+  // with discovery off it still reads the vehicle list: a removed vehicle's state is cleared
+  announcer = new HaAnnouncer({
+    store,
+    log,
+    mirror,
+    prefix: opts.haPrefix,
+    server: { version: opts.version.replace(/^vts-/, ''), ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}) },
+    publish,
+    retainedTopics: retained,
+    resyncMs: opts.resyncMs,
+  });
   const stops: (() => void)[] = [];
   let ready: Promise<void> = Promise.resolve();
-  const primeAll = async (): Promise<void> => {
-    // without discovery the mirror still publishes every vehicle's stored state once
-    for (const v of await store.listVehicles()) mirror.prime(v.id, v.ownerId, store.peekCarMessages(v.id) ?? (await store.getCarMessages(v.id)));
-  };
   return {
     ready: () => ready,
-    sharedTopics: announcer ?? undefined,
+    sharedTopics: opts.haPrefix === null ? undefined : announcer,
     mirror,
     announcer,
     start(broker) {
@@ -116,21 +121,27 @@ export function vehicleState(opts: VehicleStateOptions, deps: VehicleStateDeps):
       const statusTopic = opts.haPrefix === null ? null : `${opts.haPrefix}/status`;
       const onPublish = (packet: { topic: string; payload: Buffer | string }, client: Client | null): void => {
         if (!client) return;
-        const user = userOf(client);
-        if (!user) return;
-        if (packet.topic === statusTopic) {
-          if (String(packet.payload) === 'online') announcer?.birth(user.name, user.name === deps.superuser);
-        } else if (isCommandTopic(packet.topic)) {
-          void runHaCommand({ store, commands: hub.commands, log, superuser: deps.superuser, publish }, user, packet.topic, String(packet.payload));
+        // inside aedes' own publish: nothing may escape
+        try {
+          const user = userOf(client);
+          if (!user) return;
+          if (packet.topic === statusTopic) {
+            if (String(packet.payload) === 'online') announcer.birth(user.name, isSuperuser(user.name, deps.superuser));
+          } else if (isCommandTopic(packet.topic)) {
+            void runHaCommand({ store, commands: hub.commands, log, superuser: deps.superuser, publish }, user, packet.topic, String(packet.payload));
+          }
+        } catch (err) {
+          log.error({ err, topic: packet.topic }, 'MQTT: handling a publish failed');
         }
       };
       broker.aedes.on('publish', onPublish);
       stops.push(() => broker.aedes.removeListener('publish', onPublish));
-      ready = (announcer ? announcer.start() : primeAll()).catch((err: unknown) => log.warn({ err }, 'MQTT state: reading the vehicles failed'));
+      mirror.start();
+      ready = announcer.start().catch((err: unknown) => log.warn({ err }, 'MQTT state: reading the vehicles failed'));
     },
     close() {
       for (const stop of stops.splice(0)) stop();
-      announcer?.close();
+      announcer.close();
       mirror.close();
     },
   };

@@ -22,15 +22,16 @@ interface Result {
   message?: string;
 }
 
-async function results(h: MqttHarness, user: string, password: string, id: string) {
-  const c = listen(await h.mqtt({ username: user, password }), [`ovms/${user}/${id}/vts/#`, `ovms/${user}/${id}/metric/#`]);
+/** A client of `user` that sends commands on the topics of `owner`'s vehicle (the superuser may). */
+async function results(h: MqttHarness, user: string, password: string, id: string, owner = user) {
+  const c = listen(await h.mqtt({ username: user, password }), [`ovms/${owner}/${id}/vts/#`, `ovms/${owner}/${id}/metric/#`]);
   await c.ready;
-  const resultTopic = `ovms/${user}/${id}/vts/result`;
+  const resultTopic = `ovms/${owner}/${id}/vts/result`;
   return {
     c,
     async send(component: string, payload: string): Promise<Result> {
       const before = c.count(resultTopic);
-      await c.client.publishAsync(`ovms/${user}/${id}/vts/set/${component}`, payload);
+      await c.client.publishAsync(`ovms/${owner}/${id}/vts/set/${component}`, payload);
       await soon(() => (c.count(resultTopic) > before ? true : undefined), `the result of ${component} ${payload}`, 10_000);
       return JSON.parse(c.last(resultTopic)!) as Result;
     },
@@ -95,4 +96,20 @@ test("no command on another owner's vehicle, and none from a login without the c
   assert.equal(refused.error, 'VTS_ERR_FORBIDDEN', JSON.stringify(refused));
   const audit = await h.t.server.store.listCommandAudit(id, 10);
   assert.deepEqual(audit.filter((e) => e.via === 'mqtt'), [], 'nothing ran');
+});
+
+test('the superuser may command any vehicle, but not with a token that lacks the command right', async (t) => {
+  const h = await mqttHarness(t, 'embedded', FAST, { mqttSuperuser: 'root' });
+  const id = await h.vehicle();
+  await mpCar(h, id);
+  const rootId = await h.t.addUser('root', 'rootpw');
+  const root = await results(h, 'root', 'rootpw', id, h.user);
+  const ok = await root.send('wakeup', 'PRESS');
+  assert.equal(ok.result, 0, JSON.stringify(ok));
+  const tok = newApiToken();
+  await h.t.server.store.addApiToken({ ownerId: rootId, tokenHash: hashApiToken(tok), application: 'monitor', purpose: 'mqtt', permit: 'mqtt', created: 0, lastUsed: null });
+  const reader = await results(h, 'root', tok, id, h.user);
+  assert.equal((await reader.send('climate', 'ON')).error, 'VTS_ERR_FORBIDDEN');
+  const audit = await h.t.server.store.listCommandAudit(id, 10);
+  assert.deepEqual(audit.filter((e) => e.via === 'mqtt').map((e) => [e.caller, e.command]), [['user:root', '18']]);
 });

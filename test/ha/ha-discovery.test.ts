@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { MqttClient } from 'mqtt';
+import { MpClient } from '../../src/mp-client/mp-client.js';
 import { mqttHarness, type MqttHarness } from '../mqtt/harness.js';
 import { listen, mpCar, soon } from './helpers.js';
 
@@ -25,7 +26,7 @@ test("each owner's Home Assistant sees the discovery of its own vehicles only; t
   const theirs = 'THEIRS1';
   await h.t.addVehicle(theirs, other.ownerId, 'NETPASS');
   await h.t.addUser('root', 'rootpw');
-  await h.t.server.vehicleState!.announcer!.resync();
+  await h.t.server.vehicleState!.announcer.resync();
 
   const demo = listen(await h.mqtt({ username: h.user, password: h.password }), ['homeassistant/#']);
   const them = listen(await other.client(), ['homeassistant/+/+/config']);
@@ -35,7 +36,7 @@ test("each owner's Home Assistant sees the discovery of its own vehicles only; t
   await soon(() => them.last(config(theirs)), 'their discovery');
   await soon(() => (root.last(config(mine)) && root.last(config(theirs)) ? true : undefined), 'both for the superuser');
   // a marker published after the retained ones: by then everything retained has arrived
-  await h.t.server.vehicleState!.announcer!.resync();
+  await h.t.server.vehicleState!.announcer.resync();
   assert.equal(demo.count(config(theirs)), 0, "demo never receives another owner's discovery");
   assert.equal(them.count(config(mine)), 0);
   const payload = JSON.parse(demo.last(config(mine))!) as { device: { identifiers: string[] }; components: Record<string, { state_topic?: string }> };
@@ -60,7 +61,7 @@ test("Home Assistant's birth message publishes its owner's discovery again, not 
   const mine = await h.vehicle();
   const other = await owner(h, 'other');
   await h.t.addVehicle('THEIRS2', other.ownerId, 'NETPASS');
-  await h.t.server.vehicleState!.announcer!.resync();
+  await h.t.server.vehicleState!.announcer.resync();
   const demoClient = await h.mqtt({ username: h.user, password: h.password });
   const demo = listen(demoClient, ['homeassistant/#']);
   const them = listen(await other.client(), ['homeassistant/#']);
@@ -128,7 +129,7 @@ test('a vehicle whose car sent before the vehicle list was read is announced whe
   await soon(() => (c.last(`ovms/demo/${id}/vts/availability`) === 'online' ? true : undefined), 'online');
   await c.flushed();
   assert.equal(c.count(config(id)), 0, 'not in the list yet');
-  await h.t.server.vehicleState!.announcer!.resync();
+  await h.t.server.vehicleState!.announcer.resync();
   await soon(() => c.last(config(id)), 'announced once listed');
 });
 
@@ -137,7 +138,7 @@ test('two vehicle ids of one node id (CAR.1, CAR_1): the first is announced, the
   const other = await owner(h, 'other');
   await h.t.addVehicle('CAR.1', h.ownerId, 'NETPASS');
   await h.t.addVehicle('CAR_1', other.ownerId, 'NETPASS');
-  await h.t.server.vehicleState!.announcer!.resync();
+  await h.t.server.vehicleState!.announcer.resync();
   const demo = listen(await h.mqtt({ username: h.user, password: h.password }), ['homeassistant/#']);
   const them = listen(await other.client(), ['homeassistant/#']);
   await Promise.all([demo.ready, them.ready]);
@@ -151,4 +152,32 @@ test('two vehicle ids of one node id (CAR.1, CAR_1): the first is announced, the
   await soon(() => (demo.last(topic) === '' ? true : undefined), 'cleared for its owner');
   await soon(() => them.last(topic) || undefined, "the other vehicle's discovery, for its owner");
   assert.equal((JSON.parse(them.last(topic)!) as { device: { name: string } }).device.name, 'CAR_1');
+});
+
+test("a vehicle given to another owner while its car stays connected: its state goes to the new owner's topics only", async (t) => {
+  const h = await mqttHarness(t, 'embedded', FAST);
+  const id = await h.vehicle();
+  const car = await MpClient.connect({ host: '127.0.0.1', port: h.t.mpPort, clientType: 'C', vehicleId: id, scheme: 0, password: 'NETPASS' });
+  t.after(() => car.close());
+  car.send('L', '52.520008,13.404954,90,34,1,1,0.0,123,0,2.500,0.100,0.000,0,0,3,9,1.2,0.0,0');
+  const demo = listen(await h.mqtt({ username: h.user, password: h.password }), [`ovms/demo/${id}/#`]);
+  await demo.ready;
+  await soon(() => demo.last(`ovms/demo/${id}/vts/location`), 'the location for demo');
+  const other = await owner(h, 'newowner');
+  const them = listen(await other.client(), [`ovms/newowner/${id}/#`, 'homeassistant/#']);
+  await them.ready;
+  await h.t.server.store.removeVehicle(id);
+  await h.t.addVehicle(id, other.ownerId, 'NETPASS');
+  await soon(() => (demo.last(`ovms/demo/${id}/vts/location`) === '' ? true : undefined), "demo's copy cleared");
+  await soon(() => them.last(config(id)) || undefined, "the new owner's discovery");
+  const cleared = demo.messages.length;
+  // the car, still on its old connection, moves
+  car.send('L', '48.137154,11.576124,90,34,1,1,0.0,123,0,2.500,0.100,0.000,0,0,3,9,1.2,0.0,0');
+  await soon(() => (them.last(`ovms/newowner/${id}/vts/location`)?.includes('48.137154') ? true : undefined), "the new owner's location");
+  await demo.flushed();
+  assert.deepEqual(
+    demo.messages.slice(cleared).filter((m) => !m.topic.endsWith('zz-marker')),
+    [],
+    'nothing more under the old owner',
+  );
 });

@@ -13,8 +13,13 @@ export type TopicAccess = 'read' | 'write';
 
 const CONFIG_REQUEST = /^[^/]+\/client\/[^/]+\/request\/config(\/|$)/;
 
+/** Whether the user is the configured superuser (none when it is unset or empty). */
+export function isSuperuser(username: string, superuser: string | undefined): boolean {
+  return superuser !== undefined && superuser !== '' && username === superuser;
+}
+
 export function topicAccess(username: string, topic: string, superuser?: string, access: TopicAccess = 'write'): AclDecision {
-  if (superuser !== undefined && superuser !== '' && username === superuser) return 'superuser';
+  if (isSuperuser(username, superuser)) return 'superuser';
   if (username === '' || /[+#/]/.test(username)) return 'denied';
   const prefix = `ovms/${username}/`;
   if (!topic.startsWith(prefix)) return 'denied';
