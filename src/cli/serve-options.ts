@@ -137,9 +137,9 @@ function parsePublicUrl(value: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new Error(`not a URL: ${value}`);
+    throw new Error(`not a URL (write it with https:// or http://): ${value}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`not an http(s) URL: ${value}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`not an http(s) URL (write it with https:// or http://): ${value}`);
   return value.replace(/\/+$/, '');
 }
 

@@ -131,7 +131,11 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
             const throttled = !outcome.ok && outcome.throttled;
             log.info(
               { address, user: name, client: client.id, ...(throttled ? { limit: outcome.limit } : {}) },
-              throttled ? 'MQTT login refused: too many failed logins' : 'MQTT login refused',
+              throttled
+                ? 'MQTT login refused: too many failed logins'
+                : outcome.ok
+                  ? 'MQTT login refused: the login has neither the right mqtt nor v3 (an API token needs one)'
+                  : 'MQTT login refused',
             );
             done(refusal(outcome.ok || throttled ? 5 : 4, 'not authorised'), false);
             return;

@@ -95,6 +95,11 @@ export class HaAnnouncer implements SharedTopics {
   /** A user's Home Assistant came online: its vehicles' discovery again (all for the superuser). */
   birth(user: string, everyone: boolean): void {
     if (this.deps.prefix === null) return;
+    // the list first: a vehicle added with the CLI since the last reading is announced too
+    void this.resync().then(() => this.announceAgain(user, everyone));
+  }
+
+  private announceAgain(user: string, everyone: boolean): void {
     const theirs = [...this.byVehicle.values()].filter((a) => everyone || a.vehicle.ownerName === user);
     // in a cluster, as the node of each car shows it (its facts read again from the store)
     void this.refresh(theirs).then(() => {

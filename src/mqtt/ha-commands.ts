@@ -42,7 +42,7 @@ export async function runHaCommand(deps: HaCommandDeps, user: BrokerUser, topic:
     return answer({ error: f.code, message: f.message });
   };
   const text = Object.hasOwn(HA_COMMANDS, component) ? HA_COMMANDS[component]?.[payload.trim().toUpperCase()] : undefined;
-  if (text === undefined) return fail(new VtsError('VTS_ERR_COMMAND_SYNTAX', `${Object.keys(HA_COMMANDS).join(', ')} take ON/OFF or PRESS`));
+  if (text === undefined) return fail(new VtsError('VTS_ERR_COMMAND_SYNTAX', 'charge and climate take ON or OFF, wakeup takes PRESS'));
   const superuser = isSuperuser(user.name, deps.superuser);
   const vehicle = await deps.store.getVehicle(topicVehicle).catch(() => undefined);
   // the topic's user must own the vehicle, and the publisher be that user (the broker checked the
@@ -54,7 +54,7 @@ export async function runHaCommand(deps: HaCommandDeps, user: BrokerUser, topic:
   // the superuser too: a superuser token meant for reading may not start anything
   if (!hasRight(user.permit, 'command', 'admin')) {
     deps.log.info({ user: user.name, vehicle: vehicle.id }, 'MQTT command refused: the login has no command right');
-    return fail(new VtsError('VTS_ERR_FORBIDDEN', 'the login has no command right'));
+    return fail(new VtsError('VTS_ERR_FORBIDDEN', 'the login has no right command: log in with a token with the rights mqtt,command'));
   }
   try {
     const r = await deps.commands.execute({ vehicleId: vehicle.id, kind: 'mp', text, caller: `user:${user.name}`, via: 'mqtt' });

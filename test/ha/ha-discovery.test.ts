@@ -181,3 +181,14 @@ test("a vehicle given to another owner while its car stays connected: its state 
     'nothing more under the old owner',
   );
 });
+
+test('a birth message reads the vehicle list first: a vehicle added since is announced at once', async (t) => {
+  const h = await mqttHarness(t, 'embedded', { stateFlushMs: 20, vehicleResyncMs: 3_600_000 });
+  const c = listen(await h.mqtt({ username: h.user, password: h.password }), ['homeassistant/#']);
+  await c.ready;
+  const id = await h.vehicle();
+  await c.flushed();
+  assert.equal(c.count(config(id)), 0, 'not read yet');
+  await c.client.publishAsync('homeassistant/status', 'online');
+  await soon(() => c.last(config(id)), 'announced after the birth message');
+});

@@ -106,6 +106,9 @@ function homeAssistantCard(ctx: VehicleContext, m: MqttIntegration): HTMLElement
     make,
     tokenError,
     tokenPanel,
+    ha && !m.mirror
+      ? h('p', { class: 'warning', 'data-testid': 'ha-mirror-off' }, 'This server does not publish the metrics of v2 cars (--mqtt-mirror off): for a v2 car most entities below stay unknown.')
+      : null,
     ha ? h('h3', {}, 'What appears in Home Assistant, as a device named after the vehicle') : null,
     ha ? h('ul', { class: 'chips', 'data-testid': 'ha-entities' }, ...ENTITIES.map((e) => h('li', {}, e))) : null,
     h('h3', {}, 'The broker and the topics'),
