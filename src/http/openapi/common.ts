@@ -14,6 +14,15 @@ export const headerRef = (name: string): Reference => ({ $ref: `#/components/hea
 /** `YYYY-MM-DD HH:MM:SS`, UTC (the reference's DATETIME text). */
 export const UTC_TIME: Schema = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$', examples: ['2026-11-22 02:13:38'] };
 /** Epoch seconds. */
+/** An object with exactly these keys, all required. */
+export const exact = (description: string, properties: Record<string, Schema>): Schema => ({
+  type: 'object',
+  description,
+  properties,
+  required: Object.keys(properties),
+  additionalProperties: false,
+});
+
 export const EPOCH: Schema = { type: 'integer', minimum: 0, examples: [1767225600] };
 export const NULLABLE_EPOCH: Schema = { type: ['integer', 'null'], minimum: 0 };
 /** A field of a car message: the text as the car sent it, null when the message ended before it. */

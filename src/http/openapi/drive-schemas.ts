@@ -3,16 +3,8 @@
  * charges", "Places", "Battery", "Stats"): times epoch seconds, energy kWh, power kW, distance and
  * speed in the vehicle's unit (`units`), SOC and SOH in %.
  */
-import { EPOCH, NULLABLE_EPOCH, ref } from './common.js';
+import { EPOCH, exact, NULLABLE_EPOCH, ref } from './common.js';
 import type { Schema } from './types.js';
-
-const exact = (description: string, properties: Record<string, Schema>): Schema => ({
-  type: 'object',
-  description,
-  properties,
-  required: Object.keys(properties),
-  additionalProperties: false,
-});
 
 const NUMBER: Schema = { type: 'number' };
 const MAYBE: Schema = { type: ['number', 'null'] };

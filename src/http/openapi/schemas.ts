@@ -4,22 +4,13 @@
  * `totalsize` a string: MySQL's DECIMAL `SUM()`), the command API, the web API (docs/web-api.md)
  * and the operations routes.
  */
-import { EPOCH, NULLABLE_EPOCH, ref, UTC_TIME } from './common.js';
+import { EPOCH, exact, NULLABLE_EPOCH, ref, UTC_TIME } from './common.js';
 import { DRIVE_SCHEMAS } from './drive-schemas.js';
 import { RECORD_SCHEMAS } from './record-schemas.js';
 import type { Schema } from './types.js';
 
 const COUNT: Schema = { type: 'integer', minimum: 0 };
 const HEX64: Schema = { type: 'string', pattern: '^[0-9a-f]{64}$' };
-
-/** An object with exactly these keys, all required. */
-const exact = (description: string, properties: Record<string, Schema>): Schema => ({
-  type: 'object',
-  description,
-  properties,
-  required: Object.keys(properties),
-  additionalProperties: false,
-});
 
 const list = (description: string, name: string): Schema => ({ type: 'array', description, items: ref(name) });
 
