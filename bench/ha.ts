@@ -17,6 +17,7 @@ import { connectAsync, type MqttClient } from 'mqtt';
 import { hashPassword } from '../src/auth/password.js';
 import { openStore } from '../src/store/open.js';
 import { runIngest, type IngestResult } from './mp-ingest.js';
+import { waitForQuiet } from './lib/proc.js';
 import type { ServerProcess } from './lib/server-process.js';
 import { fmt, mib, percentile } from './lib/stats.js';
 
@@ -109,12 +110,16 @@ export async function runHaIngest(
         // Home Assistant's birth message (with the discovery off the broker would refuse it and close the connection)
         if (mode === 'on') await ha.publishAsync('homeassistant/status', 'online');
         await serverSettled(server); // the stored vehicles read and announced
+        await waitForQuiet(0.2, 10_000); // other processes on the machine
         const from = received;
         const started = performance.now();
         const result = await runIngest([server], own, password, seconds, 0, changingPayloads);
         const elapsed = (performance.now() - started) / 1000;
         pair[mode].push({ ...result, haMessagesPerSecond: (received - from) / elapsed });
-        process.stderr.write(`  round ${r + 1} ${mode}: ${fmt(result.carMessagesPerSecond)} car messages/s, ${fmt((result.serverCpuShare * 1e6) / result.carMessagesPerSecond, 2)} µs each\n`);
+        process.stderr.write(
+          `  round ${r + 1} ${mode}: ${fmt(result.carMessagesPerSecond)} car messages/s, ${fmt((result.serverCpuShare * 1e6) / result.carMessagesPerSecond, 2)} µs each; ` +
+            `CPU server ${fmt(result.serverCpuShare * 100)} %, generator ${fmt(result.generatorCpuShare * 100)} %, other ${fmt(result.otherCpuShare * 100)} %; round trip p50 ${fmt(result.rttP50Ms, 2)} ms\n`,
+        );
       } finally {
         await ha?.endAsync(true).catch(() => undefined);
         await server.stop();
@@ -124,12 +129,21 @@ export async function runHaIngest(
   return pair;
 }
 
+/** The RSS of a server once it has settled (for the same data with both features off). */
+export async function settledRss(server: ServerProcess): Promise<number> {
+  await new Promise((r) => setTimeout(r, 2000)); // the first flush and resync
+  await serverSettled(server);
+  return server.rss();
+}
+
 export interface HaAnnounceResult {
   vehicles: number;
   /** From the server's listening line to a watcher holding every vehicle's config. */
   announcedAfterS: number;
   rssAnnouncedBytes: number;
   peakRssBytes: number;
+  /** The same data served with `--mqtt-mirror off --ha-discovery off`, settled. */
+  rssOffBytes?: number;
   reps: {
     connectMs: number;
     /** Connect start → every vehicle's config received (the retained ones of the subscription). */
@@ -225,7 +239,8 @@ const median = (xs: number[]): number => percentile([...xs].sort((a, b) => a - b
 export function reportHa(pair: HaIngestPair, announce: HaAnnounceResult): string {
   const rate = (rs: IngestResult[]): number => median(rs.map((r) => r.carMessagesPerSecond));
   const cpu = (rs: IngestResult[]): number => median(rs.map((r) => (r.serverCpuShare * 1e6) / r.carMessagesPerSecond));
-  const each = (rs: HaIngestRound[]): string => rs.map((r) => `${fmt(r.carMessagesPerSecond)} (${fmt((r.serverCpuShare * 1e6) / r.carMessagesPerSecond, 2)} µs)`).join(', ');
+  const each = (rs: HaIngestRound[]): string =>
+    rs.map((r) => `${fmt(r.carMessagesPerSecond)} (${fmt((r.serverCpuShare * 1e6) / r.carMessagesPerSecond, 2)} µs, other processes ${fmt(r.otherCpuShare * 100)} %)`).join(', ');
   const off = rate(pair.off);
   const on = rate(pair.on);
   const reps = announce.reps;
@@ -239,6 +254,7 @@ export function reportHa(pair: HaIngestPair, announce: HaAnnounceResult): string
     `  connect ${ms((r) => r.connectMs)} ms; connect → all ${fmt(announce.vehicles)} configs (retained) ${ms((r) => r.allConfigsMs)} ms; birth → the ${fmt(announce.vehicles)} configs it brings again ${ms((r) => r.birthMs)} ms; connect → both ${ms((r) => r.totalMs)} ms`,
     `  each: ${reps.map((r) => `${fmt(r.allConfigsMs)} / ${fmt(r.totalMs)} ms`).join(', ')} (all configs / both)`,
     `  received: ${fmt(median(reps.map((r) => r.messages)))} messages, ${mib(median(reps.map((r) => r.bytes)))} read from the socket (config payloads ${mib(median(reps.map((r) => r.configBytes)))}, ${fmt(median(reps.map((r) => r.configBytes)) / (2 * announce.vehicles))} bytes each)`,
-    `  server RSS with the ${fmt(announce.vehicles)} vehicles announced and mirrored: ${mib(announce.rssAnnouncedBytes)}; peak ${mib(announce.peakRssBytes)}`,
+    `  server RSS with the ${fmt(announce.vehicles)} vehicles announced and mirrored: ${mib(announce.rssAnnouncedBytes)}; peak ${mib(announce.peakRssBytes)}` +
+      (announce.rssOffBytes === undefined ? '' : `; the same data with both off: ${mib(announce.rssOffBytes)}`),
   ].join('\n');
 }

@@ -28,7 +28,7 @@ import { reportClusterBench, runClusterBench } from './cluster.js';
 import { reportImport, runImportBench } from './import.js';
 import { reportPush, runPushBench } from './push.js';
 import { fillHistory, reportSessions, runDrivesList, runRebuild, runSessionsIngest, seedDrives, SESSIONS_ROUNDS } from './sessions.js';
-import { HA_ROUNDS, reportHa, runHaAnnounce, runHaIngest, seedHaVehicles } from './ha.js';
+import { HA_ROUNDS, reportHa, runHaAnnounce, runHaIngest, seedHaVehicles, settledRss } from './ha.js';
 import { redisProblem } from './lib/bench-cluster.js';
 import { loadTool } from './lib/http-load.js';
 
@@ -267,11 +267,19 @@ async function main(): Promise<void> {
       const haIds = await seedHaVehicles(dataDir, DATABASE.url, haAccount, haVehicles, PASSWORD);
       const server = await startServerProcess(dataDir, [...DATABASE.args, '--mqtt-port', '0']);
       const listening = performance.now();
+      let announce;
       try {
-        reports.push(reportHa(pair, await runHaAnnounce(server, haAccount, haIds, Number(values['ha-reps']), listening)));
+        announce = await runHaAnnounce(server, haAccount, haIds, Number(values['ha-reps']), listening);
       } finally {
         await server.stop();
       }
+      const off = await startServerProcess(dataDir, [...DATABASE.args, '--mqtt-port', '0', '--mqtt-mirror', 'off', '--ha-discovery', 'off']);
+      try {
+        announce.rssOffBytes = await settledRss(off);
+      } finally {
+        await off.stop();
+      }
+      reports.push(reportHa(pair, announce));
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
