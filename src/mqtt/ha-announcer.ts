@@ -135,14 +135,18 @@ export class HaAnnouncer implements SharedTopics {
       this.byVehicle.set(v.id, a);
       this.byNode.set(haNodeId(v.id), a);
     }
-    const queue = [...vehicles];
+    let next = 0;
     const worker = async (): Promise<void> => {
-      for (let v = queue.shift(); v && !this.closed; v = queue.shift()) {
+      for (let v = vehicles[next++]; v && !this.closed; v = vehicles[next++]) {
         const messages = this.deps.store.peekCarMessages(v.id) ?? (await this.deps.store.getCarMessages(v.id));
         this.deps.mirror.prime(v.id, v.ownerId, messages);
+        // the mirror may have heard the car, and told its facts, before this reading knew the
+        // vehicle (added since the last one): then no later flush tells them again
+        const a = this.byVehicle.get(v.id);
+        if (a?.vehicle === v) this.announce(a);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(this.deps.concurrency ?? 8, queue.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(this.deps.concurrency ?? 8, vehicles.length) }, worker));
   }
 
   private announce(a: Announced): void {
