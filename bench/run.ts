@@ -4,10 +4,10 @@
  * `vts serve` child process (this process is the load generator).
  *
  *   npm run bench -- [--cars 50] [--apps 0] [--seconds 10] [--idle 10000] [--http-seconds 10] [--command-vehicles 100]
- *                    [--mqtt-vehicles 50] [--mqtt-samples 200] [--only ingest|http|command|mqtt|push|idle|cluster|import|sessions] [--database URL]
+ *                    [--mqtt-vehicles 50] [--mqtt-samples 200] [--only ingest|http|command|mqtt|push|idle|cluster|import|sessions|ha] [--database URL]
  *                    [--redis redis://127.0.0.1:6379] [--cluster-samples 1000] [--http-load wrk|autocannon]
  *                    [--push-subscriptions 1000] [--push-vehicles 100] [--push-alerts 5] [--push-rounds 3] [--push-delay 50]
- *                    [--import-rows 1000000] [--rebuild-rows 1000000]
+ *                    [--import-rows 1000000] [--rebuild-rows 1000000] [--ha-vehicles 1000] [--ha-reps 5]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,6 +28,7 @@ import { reportClusterBench, runClusterBench } from './cluster.js';
 import { reportImport, runImportBench } from './import.js';
 import { reportPush, runPushBench } from './push.js';
 import { fillHistory, reportSessions, runDrivesList, runRebuild, runSessionsIngest, seedDrives, SESSIONS_ROUNDS } from './sessions.js';
+import { HA_ROUNDS, reportHa, runHaAnnounce, runHaIngest, seedHaVehicles, settledRss } from './ha.js';
 import { redisProblem } from './lib/bench-cluster.js';
 import { loadTool } from './lib/http-load.js';
 
@@ -53,6 +54,8 @@ const { values } = parseArgs({
     'push-delay': { type: 'string', default: '50' },
     'import-rows': { type: 'string', default: '1000000' },
     'rebuild-rows': { type: 'string', default: '1000000' },
+    'ha-vehicles': { type: 'string', default: '1000' },
+    'ha-reps': { type: 'string', default: '5' },
   },
 });
 const CARS = Number(values.cars);
@@ -111,7 +114,10 @@ async function main(): Promise<void> {
       3, // the cluster benchmark's latency cars
       !wanted || wanted === 'push' ? PUSH_VEHICLES + CARS : 1, // push: the alert cars, then the ingest cars
       !wanted || wanted === 'sessions' ? 2 * SESSIONS_ROUNDS * CARS + 11 : 1, // sessions: the ingest cars of each round, 10 with history, 1 with a year of drives
-      wanted === 'ingest' || wanted === 'http' || wanted === 'command' || wanted === 'mqtt' || wanted === 'push' || wanted === 'cluster' || wanted === 'import' || wanted === 'sessions' ? 1 : IDLE,
+      !wanted || wanted === 'ha' ? 2 * HA_ROUNDS * CARS : 1, // ha: the ingest cars of each round (its 1,000 announced vehicles have an owner of their own)
+      wanted === 'ingest' || wanted === 'http' || wanted === 'command' || wanted === 'mqtt' || wanted === 'push' || wanted === 'cluster' || wanted === 'import' || wanted === 'sessions' || wanted === 'ha'
+        ? 1
+        : IDLE,
     );
     process.stderr.write(`provisioning ${count} vehicles in ${DATABASE.url === undefined ? dataDir : 'PostgreSQL'}...\n`);
     const { ids, ownerId } = await provision(dataDir, count);
@@ -252,6 +258,28 @@ async function main(): Promise<void> {
       } finally {
         await server.stop();
       }
+    }
+    if (!wanted || wanted === 'ha') {
+      const haVehicles = Number(values['ha-vehicles']);
+      process.stderr.write(`Home Assistant: MP ingest of ${CARS} cars with the v3 mirror and discovery on and off, then ${haVehicles} vehicles announced to a new client...\n`);
+      const pair = await runHaIngest((args) => startServerProcess(dataDir, [...DATABASE.args, ...args]), ids.slice(0, 2 * HA_ROUNDS * CARS), CARS, PASSWORD, SECONDS, ACCOUNT);
+      const haAccount = { user: 'habench', password: USER_PASSWORD };
+      const haIds = await seedHaVehicles(dataDir, DATABASE.url, haAccount, haVehicles, PASSWORD);
+      const server = await startServerProcess(dataDir, [...DATABASE.args, '--mqtt-port', '0']);
+      const listening = performance.now();
+      let announce;
+      try {
+        announce = await runHaAnnounce(server, haAccount, haIds, Number(values['ha-reps']), listening);
+      } finally {
+        await server.stop();
+      }
+      const off = await startServerProcess(dataDir, [...DATABASE.args, '--mqtt-port', '0', '--mqtt-mirror', 'off', '--ha-discovery', 'off']);
+      try {
+        announce.rssOffBytes = await settledRss(off);
+      } finally {
+        await off.stop();
+      }
+      reports.push(reportHa(pair, announce));
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });

@@ -192,9 +192,9 @@ export class HaAnnouncer implements SharedTopics {
       }
       this.byNode.set(node, a);
     }
-    const queue = [...vehicles];
+    let next = 0;
     const worker = async (): Promise<void> => {
-      for (let v = queue.shift(); v && !this.closed; v = queue.shift()) {
+      for (let v = vehicles[next++]; v && !this.closed; v = vehicles[next++]) {
         const messages = this.deps.store.peekCarMessages(v.id) ?? (await this.deps.store.getCarMessages(v.id));
         this.deps.mirror.prime(v.id, messages);
         // the mirror may know the vehicle already (its car sent before this list was read): then
@@ -203,7 +203,7 @@ export class HaAnnouncer implements SharedTopics {
         if (a?.vehicle === v) this.announce(a);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(this.deps.concurrency ?? 8, queue.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(this.deps.concurrency ?? 8, vehicles.length) }, worker));
   }
 
   private announce(a: Announced): void {

@@ -14,6 +14,13 @@
  * car that stays connected while its vehicle is given to another owner still names the old one.
  * When the car comes online on this node, everything is published again: in a cluster another
  * node may have published since.
+ *
+ * A flush of many vehicles (at start, every stored vehicle's whole state: tens of thousands of
+ * topics) goes out `PUBLISHES_PER_TURN` topics per event-loop turn. Given all at once, aedes queues
+ * what exceeds its 100 messages in flight in an array it shifts one by one, which once the array is
+ * large costs time in proportion to its length for each message: 80,000 topics of 1,000 vehicles
+ * took the event loop 6 s (bench/README.md, `ha`). aedes delivers a message in the next turn, so a
+ * flush under its concurrency never builds that queue, and the other work runs between the turns.
  */
 import type { Logger } from 'pino';
 import { chargingOf, doorsOpen, identityOf, locationOf } from '../core/ha/derived.js';
@@ -80,6 +87,8 @@ interface MirroredVehicle {
 const LAST_SEEN_EVERY_S = 60;
 /** A vehicle the store does not have is asked for again after this (ms). */
 const UNKNOWN_FOR_MS = 60_000;
+/** Topics published per event-loop turn at most (checked between vehicles), under aedes's 100 in flight. */
+export const PUBLISHES_PER_TURN = 64;
 
 export class StateMirror {
   private readonly vehicles = new Map<string, MirroredVehicle>();
@@ -87,6 +96,12 @@ export class StateMirror {
   private readonly energy: ChargedEnergy;
   private flusher: NodeJS.Timeout | null = null;
   private closed = false;
+  /** The vehicles of the flush going out (from `next`), over several event-loop turns. */
+  private outgoing: MirroredVehicle[] = [];
+  private next = 0;
+  private resume: NodeJS.Immediate | null = null;
+  /** Topics published in this turn (counted by `publish`). */
+  private published = 0;
 
   constructor(private readonly deps: StateMirrorDeps) {
     this.energy = new ChargedEnergy(deps.store, () => deps.hub.seconds(), deps.energyDelayS);
@@ -248,23 +263,51 @@ export class StateMirror {
     v.lastSeenSent = 0;
   }
 
-  /** Publishes what changed of the dirty vehicles. */
-  flush(): void {
-    if (this.dirty.size === 0) return;
-    const batch = [...this.dirty];
-    this.dirty.clear();
-    for (const v of batch) {
-      if (!v.facts) continue; // published once loaded
+  /**
+   * Publishes what changed of the dirty vehicles, `PUBLISHES_PER_TURN` topics per event-loop turn
+   * (all at once with `unpaced`). While an earlier flush is still going out, the vehicles dirty
+   * since wait for the next one.
+   */
+  flush(unpaced = false): void {
+    if (this.next >= this.outgoing.length) {
+      if (this.dirty.size === 0) return;
+      this.outgoing = [...this.dirty];
+      this.next = 0;
+      this.dirty.clear();
+    } else if (!unpaced) {
+      return;
+    }
+    this.publishOutgoing(unpaced ? Infinity : PUBLISHES_PER_TURN);
+  }
+
+  private publishOutgoing(budget: number): void {
+    this.resume = null;
+    this.published = 0;
+    while (this.next < this.outgoing.length && this.published < budget) {
+      const v = this.outgoing[this.next++]!;
+      // published once loaded; not at all once forgotten (removed, another owner's) meanwhile
+      if (!v.facts || this.vehicles.get(v.vehicleId) !== v) continue;
       try {
         this.publishVehicle(v, v.facts);
       } catch (err) {
         this.deps.log.error({ err, vehicle: v.vehicleId }, 'MQTT state: publishing failed');
       }
     }
+    if (this.next < this.outgoing.length) {
+      this.resume = setImmediate(() => this.publishOutgoing(PUBLISHES_PER_TURN));
+    } else {
+      this.outgoing = [];
+      this.next = 0;
+    }
   }
 
+  private readonly publish = (topic: string, payload: string): void => {
+    this.published++;
+    this.deps.publish(topic, payload);
+  };
+
   private publishVehicle(v: MirroredVehicle, facts: VehicleFacts): void {
-    const { publish } = this.deps;
+    const { publish } = this;
     let factsChanged = v.sent.size === 0 && v.derived.size === 0;
     const prefix = this.deps.prefixOf(v.vehicleId, facts.ownerName);
     if (prefix !== facts.prefix) {
@@ -329,7 +372,7 @@ export class StateMirror {
   private derived(v: MirroredVehicle, suffix: string, payload: string): void {
     if (v.derived.get(suffix) === payload || !v.facts) return;
     v.derived.set(suffix, payload);
-    this.deps.publish(`${v.facts.prefix}${suffix}`, payload);
+    this.publish(`${v.facts.prefix}${suffix}`, payload);
   }
 
   /** The recorder closes a charge a little after it ends: the lifetime energy is read then. */
@@ -348,7 +391,10 @@ export class StateMirror {
 
   close(): void {
     if (this.closed) return;
-    this.flush();
+    if (this.resume) clearImmediate(this.resume);
+    this.resume = null;
+    this.flush(true); // what is still going out, then what is dirty
+    this.flush(true);
     this.closed = true;
     if (this.flusher) clearInterval(this.flusher);
     this.energy.close();
