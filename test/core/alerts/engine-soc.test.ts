@@ -63,3 +63,15 @@ test('a rule changed by its owner starts afresh; a rule removed forgets its stat
   r.at(T0 + 20, S(15, 'stopped'));
   assert.deepEqual(r.state.memos, {});
 });
+
+test('soc-reached: after it fired, a new charge that starts above the threshold fires nothing', () => {
+  const r = new Run([{ id: 1, kind: 'soc-reached', threshold: 80 }]);
+  r.at(T0, S(70, 'charging'));
+  assert.equal(r.at(T0 + 10, S(80, 'charging')).length, 1);
+  r.at(T0 + 20, S(90, 'done'));
+  r.at(T0 + 1000, S(88, 'charging'));
+  assert.deepEqual(r.at(T0 + 2000, S(95, 'charging')), []);
+  // below it while charging, then reaching it again in that (new) charge: fires
+  r.at(T0 + 3000, S(79, 'charging'));
+  assert.equal(r.at(T0 + 4000, S(80, 'charging')).length, 1);
+});
