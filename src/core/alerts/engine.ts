@@ -15,9 +15,13 @@
  *   very first state the engine sees, which may be hours into a charge).
  * - charge-done: the charge state goes from charging to `done` (or to `done` within 120 s of a stop).
  * - charge-stopped: a charging state followed by one that is neither charging nor `done`, and no
- *   charging state within `after` seconds; once per stop. `done` cancels a pending stop.
+ *   charging state within `after` seconds; once per stop. `done` cancels a pending stop. A stop
+ *   already pending when the rule is created (or changed) does not fire it.
  * - offline: no link for `after` seconds (a record counts as a link); once per outage, and then
  *   `online` (kind `online`, the same rule id) when the link comes back. Never online without offline.
+ *   A rule created while the car has been offline that long fires at the next input. The engine
+ *   knows the link only from its inputs: after a restart the wiring tells it the link as it is
+ *   (`{type:'link', online:false, since: lastSeen}` for a car not connected).
  * - place-arrive / place-leave: the position enters the place's circle (distance ≤ radius) /
  *   leaves it (distance > radius + margin, the margin 10 % of the radius and at least 25 m). The
  *   first position decides where the car is without firing.
@@ -99,7 +103,18 @@ export function emptyAlertState(): AlertState {
 
 function newMemo(rule: AlertRule, f: CarFacts): RuleMemo {
   const below = (rule.kind === 'soc-reached' || rule.kind === 'soc-below') && f.soc !== null && f.soc < rule.threshold;
-  return { sig: ruleSignature(rule), fired: false, below, seq: null, at: null, inside: null, keys: [] };
+  // a stop seen before the rule existed (or changed) is not its to tell
+  const at = rule.kind === 'charge-stopped' ? (f.stop?.at ?? null) : null;
+  return { sig: ruleSignature(rule), fired: false, below, seq: null, at, inside: null, keys: [] };
+}
+
+/** A deep copy (the state is plain JSON; this is what JSON.parse(JSON.stringify()) gives, cheaper). */
+function copyState(s: AlertState): AlertState {
+  const f = s.facts;
+  const facts: CarFacts = { ...f, stop: f.stop === null ? null : { ...f.stop }, pos: f.pos === null ? null : { ...f.pos } };
+  const memos: Record<string, RuleMemo> = {};
+  for (const [id, m] of Object.entries(s.memos)) memos[id] = { ...m, keys: m.keys.slice() };
+  return { v: s.v, facts, memos };
 }
 
 /** The place margin (m) of a circle of `radius` m. */
@@ -220,7 +235,7 @@ function step(s: Step): void {
  * the alerts fired, in rule order. `rules` are the vehicle's rules as stored now.
  */
 export function evaluate(state: AlertState, rules: readonly AlertRule[], input: AlertInput, now: number, car: AlertContext): Evaluation {
-  const next = JSON.parse(JSON.stringify(state)) as AlertState;
+  const next = copyState(state);
   const memos: Record<string, RuleMemo> = {};
   for (const rule of rules) {
     const old = next.memos[String(rule.id)];

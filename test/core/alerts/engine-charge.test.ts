@@ -98,3 +98,15 @@ test('restart in the middle of the wait: the state through JSON, still exactly o
   assert.equal(third.at(T0 + 140, tick).length, 1);
   assert.deepEqual(third.at(T0 + 141, tick), []);
 });
+
+test('a stop pending before the rule was created does not fire it', () => {
+  const r = new Run([]);
+  r.at(T0, S(40, 'charging'));
+  r.at(T0 + 10, S(50, 'stopped'));
+  r.rules = [{ id: 3, kind: 'charge-stopped', after: 120 }];
+  r.at(T0 + 86_400, tick);
+  assert.deepEqual(r.fired, []);
+  r.at(T0 + 86_500, S(50, 'charging'));
+  r.at(T0 + 86_510, S(51, 'stopped'));
+  assert.equal(r.at(T0 + 86_630, tick).length, 1);
+});
