@@ -52,7 +52,18 @@ export function freshSchema(base = PG_TEST_URL): TestSchema {
     schema,
     url: withSchema(base, schema),
     drop: async () => {
-      await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`, base);
+      // a server killed just before may still have a backend ending its transaction on the
+      // schema: PostgreSQL may then pick the drop as the victim of a deadlock; it goes through
+      // once that backend is gone
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`, base);
+          return;
+        } catch (err) {
+          if ((err as { code?: unknown }).code !== '40P01' || attempt >= 5) throw err;
+          await new Promise((r) => setTimeout(r, 200 * attempt));
+        }
+      }
     },
   };
 }
