@@ -3,6 +3,7 @@
  * rule body as the HTTP API receives it (`{kind, ...settings}`), naming the first bad field.
  * Pure: the owner's place ids are passed in.
  */
+import { BadField, isRecord } from '../body-check.js';
 
 export const RULE_KINDS = [
   'soc-reached',
@@ -53,31 +54,20 @@ export const RULE_LIMITS = {
 
 export type RuleCheck = { ok: true; rule: RuleSettings } | { ok: false; field: string; message: string };
 
-class Bad {
-  constructor(
-    readonly field: string,
-    readonly message: string,
-  ) {}
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function isKind(v: unknown): v is RuleKind {
   return typeof v === 'string' && (RULE_KINDS as readonly string[]).includes(v);
 }
 
 function percent(body: Record<string, unknown>): number {
   const v = body.threshold;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 100) throw new Bad('threshold', 'threshold must be a SOC in % from 0 to 100');
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 100) throw new BadField('threshold', 'threshold must be a SOC in % from 0 to 100');
   return v;
 }
 
 function volts(body: Record<string, unknown>): number {
   const v = body.threshold;
   if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0 || v > RULE_LIMITS.voltsMax)
-    throw new Bad('threshold', `threshold must be a voltage above 0 and at most ${RULE_LIMITS.voltsMax} V`);
+    throw new BadField('threshold', `threshold must be a voltage above 0 and at most ${RULE_LIMITS.voltsMax} V`);
   return v;
 }
 
@@ -85,20 +75,20 @@ function after(body: Record<string, unknown>, fallback: number): number {
   const v = body.after;
   if (v === undefined) return fallback;
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1 || v > RULE_LIMITS.afterMax)
-    throw new Bad('after', `after must be a whole number of seconds from 1 to ${RULE_LIMITS.afterMax}`);
+    throw new BadField('after', `after must be a whole number of seconds from 1 to ${RULE_LIMITS.afterMax}`);
   return v;
 }
 
 function place(body: Record<string, unknown>, placeIds: readonly number[]): number {
   const v = body.place;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || !placeIds.includes(v)) throw new Bad('place', 'place must be the id of one of your places');
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || !placeIds.includes(v)) throw new BadField('place', 'place must be the id of one of your places');
   return v;
 }
 
 function check(body: unknown, placeIds: readonly number[]): RuleSettings {
-  if (!isRecord(body)) throw new Bad('body', 'the body must be a JSON object');
+  if (!isRecord(body)) throw new BadField('body', 'the body must be a JSON object');
   const kind = body.kind;
-  if (!isKind(kind)) throw new Bad('kind', `kind must be one of ${RULE_KINDS.join(', ')}`);
+  if (!isKind(kind)) throw new BadField('kind', `kind must be one of ${RULE_KINDS.join(', ')}`);
   switch (kind) {
     case 'soc-reached':
     case 'soc-below':
@@ -129,7 +119,7 @@ export function checkRule(body: unknown, placeIds: readonly number[]): RuleCheck
   try {
     return { ok: true, rule: check(body, placeIds) };
   } catch (e) {
-    if (e instanceof Bad) return { ok: false, field: e.field, message: e.message };
+    if (e instanceof BadField) return { ok: false, field: e.field, message: e.message };
     throw e;
   }
 }

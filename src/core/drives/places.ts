@@ -6,6 +6,7 @@ import type { ChargeSession, DriveSession, GeoPoint, Place, PlaceInput, Session,
 import { chargeCost } from './cost.js';
 import { parseHhmm } from './tariff.js';
 import { canonicalZone } from './zoned-time.js';
+import { BadField, isRecord } from '../body-check.js';
 
 /** The mean Earth radius (IUGG), metres. */
 const EARTH_RADIUS = 6_371_008.8;
@@ -44,21 +45,10 @@ export const PLACE_LIMITS = {
   windows: 24,
 } as const;
 
-class Bad {
-  constructor(
-    readonly field: string,
-    readonly message: string,
-  ) {}
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function number(body: Record<string, unknown>, field: string, min: number, max: number, fallback: number | null, expected: string): number {
   const v = body[field];
   if (v === undefined && fallback !== null) return fallback;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) throw new Bad(field, `${field} must be ${expected}`);
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) throw new BadField(field, `${field} must be ${expected}`);
   return v;
 }
 
@@ -69,37 +59,37 @@ function price(body: Record<string, unknown>, field: string): number {
 function windows(v: unknown): TariffWindow[] {
   if (v === undefined) return [];
   if (!Array.isArray(v) || v.length > PLACE_LIMITS.windows)
-    throw new Bad('timeOfUse', `timeOfUse must be a list of at most ${PLACE_LIMITS.windows} windows {"from":"HH:MM","to":"HH:MM","pricePerKwh":≥ 0}`);
+    throw new BadField('timeOfUse', `timeOfUse must be a list of at most ${PLACE_LIMITS.windows} windows {"from":"HH:MM","to":"HH:MM","pricePerKwh":≥ 0}`);
   return v.map((w: unknown, i) => {
     const at = `timeOfUse[${i}]`;
-    if (!isRecord(w)) throw new Bad(at, `${at} must be an object {"from":"HH:MM","to":"HH:MM","pricePerKwh":≥ 0}`);
+    if (!isRecord(w)) throw new BadField(at, `${at} must be an object {"from":"HH:MM","to":"HH:MM","pricePerKwh":≥ 0}`);
     for (const edge of ['from', 'to'] as const) {
       const text = w[edge];
-      if (typeof text !== 'string' || parseHhmm(text) === null) throw new Bad(`${at}.${edge}`, `${at}.${edge} must be a time HH:MM (00:00–23:59)`);
+      if (typeof text !== 'string' || parseHhmm(text) === null) throw new BadField(`${at}.${edge}`, `${at}.${edge} must be a time HH:MM (00:00–23:59)`);
     }
     const p = w.pricePerKwh;
-    if (typeof p !== 'number' || !Number.isFinite(p) || p < 0) throw new Bad(`${at}.pricePerKwh`, `${at}.pricePerKwh must be a number ≥ 0`);
+    if (typeof p !== 'number' || !Number.isFinite(p) || p < 0) throw new BadField(`${at}.pricePerKwh`, `${at}.pricePerKwh must be a number ≥ 0`);
     return { from: w.from as string, to: w.to as string, pricePerKwh: p };
   });
 }
 
 function check(body: unknown): PlaceInput {
-  if (!isRecord(body)) throw new Bad('body', 'the body must be a JSON object');
+  if (!isRecord(body)) throw new BadField('body', 'the body must be a JSON object');
   const name = body.name;
   if (typeof name !== 'string' || name.trim().length === 0 || name.length > PLACE_LIMITS.nameLength)
-    throw new Bad('name', `name must be a non-empty text of at most ${PLACE_LIMITS.nameLength} characters`);
+    throw new BadField('name', `name must be a non-empty text of at most ${PLACE_LIMITS.nameLength} characters`);
   const lat = number(body, 'lat', -90, 90, null, 'a latitude from -90 to 90');
   const lon = number(body, 'lon', -180, 180, null, 'a longitude from -180 to 180');
   const radius = number(body, 'radius', PLACE_LIMITS.radiusMin, PLACE_LIMITS.radiusMax, null, `a radius in metres from ${PLACE_LIMITS.radiusMin} to ${PLACE_LIMITS.radiusMax}`);
   let timezone = 'UTC';
   if (body.timezone !== undefined) {
     const zone = typeof body.timezone === 'string' ? canonicalZone(body.timezone) : null;
-    if (zone === null) throw new Bad('timezone', 'timezone must be an IANA time zone such as Europe/Berlin');
+    if (zone === null) throw new BadField('timezone', 'timezone must be an IANA time zone such as Europe/Berlin');
     timezone = zone;
   }
   let currency = 'EUR';
   if (body.currency !== undefined) {
-    if (typeof body.currency !== 'string' || !/^[A-Z]{3}$/.test(body.currency)) throw new Bad('currency', 'currency must be a 3-letter ISO 4217 code such as EUR');
+    if (typeof body.currency !== 'string' || !/^[A-Z]{3}$/.test(body.currency)) throw new BadField('currency', 'currency must be a 3-letter ISO 4217 code such as EUR');
     currency = body.currency;
   }
   const pricePerKwh = price(body, 'pricePerKwh');
@@ -119,7 +109,7 @@ export function checkPlace(body: unknown): PlaceCheck {
   try {
     return { ok: true, place: check(body) };
   } catch (e) {
-    if (e instanceof Bad) return { ok: false, field: e.field, message: e.message };
+    if (e instanceof BadField) return { ok: false, field: e.field, message: e.message };
     throw e;
   }
 }
