@@ -20,7 +20,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { discoveryNodeOf, discoveryPayload, discoveryTopic, haNodeId, type HaServer } from '../core/ha/discovery.js';
-import type { Store, Vehicle } from '../store/store.js';
+import type { CarMessage, Store, Vehicle } from '../store/store.js';
 import type { SharedTopics } from './broker.js';
 import type { StateMirror, VehicleFacts } from './state-mirror.js';
 
@@ -117,18 +117,22 @@ export class HaAnnouncer implements SharedTopics {
    * car's records (a birth message, a new name). Never fails: on an error the facts stay.
    */
   private async refresh(list: readonly Announced[]): Promise<void> {
-    const queue = [...list];
+    await this.eachStored(list.map((a) => a.vehicle), (v, messages) => this.deps.mirror.refreshFacts(v.id, messages));
+  }
+
+  /** Reads the stored records of each vehicle, `concurrency` at a time, for `use`; a failed read is logged and skipped. */
+  private async eachStored(vehicles: readonly Vehicle[], use: (v: Vehicle, messages: CarMessage[]) => void): Promise<void> {
+    let next = 0;
     const worker = async (): Promise<void> => {
-      for (let a = queue.shift(); a && !this.closed; a = queue.shift()) {
-        const id = a.vehicle.id;
+      for (let v = vehicles[next++]; v && !this.closed; v = vehicles[next++]) {
         try {
-          this.deps.mirror.refreshFacts(id, this.deps.store.peekCarMessages(id) ?? (await this.deps.store.getCarMessages(id)));
+          use(v, this.deps.store.peekCarMessages(v.id) ?? (await this.deps.store.getCarMessages(v.id)));
         } catch (err) {
-          this.deps.log.warn({ err, vehicle: id }, 'Home Assistant discovery: reading the vehicle failed');
+          this.deps.log.warn({ err, vehicle: v.id }, 'Home Assistant discovery: reading the vehicle failed');
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(this.deps.concurrency ?? 8, queue.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(this.deps.concurrency ?? 8, vehicles.length) }, worker));
   }
 
   /** The mirror learned what the discovery shows (unit, firmware, prefix): published again if it changed. */
@@ -192,18 +196,13 @@ export class HaAnnouncer implements SharedTopics {
       }
       this.byNode.set(node, a);
     }
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      for (let v = vehicles[next++]; v && !this.closed; v = vehicles[next++]) {
-        const messages = this.deps.store.peekCarMessages(v.id) ?? (await this.deps.store.getCarMessages(v.id));
-        this.deps.mirror.prime(v.id, messages);
-        // the mirror may know the vehicle already (its car sent before this list was read): then
-        // it will not tell its facts again
-        const a = this.byVehicle.get(v.id);
-        if (a?.vehicle === v) this.announce(a);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.deps.concurrency ?? 8, vehicles.length) }, worker));
+    await this.eachStored(vehicles, (v, messages) => {
+      this.deps.mirror.prime(v.id, messages);
+      // the mirror may know the vehicle already (its car sent before this list was read): then
+      // it will not tell its facts again
+      const a = this.byVehicle.get(v.id);
+      if (a?.vehicle === v) this.announce(a);
+    });
   }
 
   private announce(a: Announced): void {
