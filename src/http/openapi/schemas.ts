@@ -6,6 +6,7 @@
  */
 import { EPOCH, exact, NULLABLE_EPOCH, ref, UTC_TIME } from './common.js';
 import { DRIVE_SCHEMAS } from './drive-schemas.js';
+import { ALERT_SCHEMAS } from './alert-schemas.js';
 import { RECORD_SCHEMAS } from './record-schemas.js';
 import type { Schema } from './types.js';
 
@@ -271,6 +272,7 @@ export const SCHEMAS: Record<string, Schema> = {
     deliveries: list('Ordered by id.', 'Delivery'),
   }),
   ...DRIVE_SCHEMAS,
+  ...ALERT_SCHEMAS,
   // --- the other routes ---
   WebConfig: exact("The dashboard's map settings.", { tileUrl: { type: 'string' }, tileAttribution: { type: 'string' } }),
   Health: exact('The process is up.', {
