@@ -312,7 +312,8 @@ export class AlertService {
     const facts = t.state!.facts;
     if (this.closed || facts.online === false || this.deps.carAnywhere(t.vehicleId)) return this.apply(t, { type: 'tick' });
     const vehicle = await this.deps.store.getVehicle(t.vehicleId);
-    const since = Math.min(this.deps.seconds(), vehicle?.lastUpdate ?? facts.linkSince);
+    // a car never heard of is offline from now on, not since 1970
+    const since = Math.min(this.deps.seconds(), vehicle?.lastUpdate ?? this.deps.seconds());
     return this.apply(t, { type: 'link', online: false, since });
   }
 

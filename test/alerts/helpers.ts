@@ -60,3 +60,21 @@ export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 /** An `S` record: SOC, units K, charge state, ideal and estimated range. */
 export const sRecord = (soc: number, state: string, range = 200) => `${soc},K,230,16,${state},standard,${range},${range - 10},16,0,0,0,0,0,0,0,0`;
+
+/** A `D` record with the 12 V reading (field 15). */
+export const dRecord = (volts: number, ignition = false, odometer?: number) =>
+  [ignition ? 0xc0 : 0x40, 8, 4, 0, 0, 0, 0, odometer === undefined ? '' : Math.round(odometer * 10), 0, 0, 0, 0, 0, 0, volts, 0, 0, 0, 0, 0, 0].join(',');
+
+/** An `L` record at the position (GPS locked). */
+export const lRecord = (lat: number, lon: number, speed = 0) => [lat, lon, 0, 100, 1, 1, speed, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0].join(',');
+
+/** Sends the records one second apart (the server hears the last of each code per second). */
+export async function sendSpaced(car: { send(code: string, data: string): void }, records: readonly [string, string][]): Promise<void> {
+  for (const [code, data] of records) {
+    car.send(code, data);
+    await sleep(1100);
+  }
+}
+
+/** The events of the webhook bodies so far. */
+export const events = (h: AlertHarness) => h.hooks().map((x) => x.event ?? `(car) ${x.text}`);
