@@ -26,7 +26,7 @@
 import type { Logger } from 'pino';
 import { GRID_LOG, SessionTracker, TRIP_LOG, type SessionInput } from '../core/drives/tracker.js';
 import { tagSession } from '../core/drives/places.js';
-import type { SessionOp } from '../core/drives/types.js';
+import type { DriveSession, SessionOp } from '../core/drives/types.js';
 import type { CarDataEvent, CarDataObserver } from '../hub/hub.js';
 import { logStoreFailure } from '../store/outage.js';
 import type { Store } from '../store/store.js';
@@ -43,6 +43,9 @@ export interface RecorderOptions {
   /** Seconds without a record after which an idle tracker leaves memory (default 3600). */
   idleSeconds?: number;
 }
+
+/** Hears each finished drive once its commit is done (the alerts' drive reports); a drive may be heard again when it is stored again. */
+export type DriveListener = (vehicleId: string, ownerId: number, drive: DriveSession) => void;
 
 interface Track {
   readonly vehicleId: string;
@@ -90,6 +93,29 @@ export class SessionRecorder {
     this.checkpointSeconds = options.checkpointSeconds ?? 900;
     this.rebuildDelay = options.rebuildDelaySeconds ?? 10;
     this.idleSeconds = options.idleSeconds ?? 3600;
+  }
+
+  private driveListeners: readonly DriveListener[] = [];
+
+  /** Hears the finished drives stored from now on; the returned function stops it. */
+  onDrive(listener: DriveListener): () => void {
+    this.driveListeners = [...this.driveListeners, listener];
+    return () => {
+      this.driveListeners = this.driveListeners.filter((l) => l !== listener);
+    };
+  }
+
+  private tellDrives(track: Track, ops: readonly SessionOp[]): void {
+    for (const op of ops) {
+      if (op.op !== 'put' || op.session.session !== 'drive' || op.session.end === null) continue;
+      for (const l of this.driveListeners) {
+        try {
+          l(track.vehicleId, track.ownerId, op.session);
+        } catch (err) {
+          this.log.error({ err, vehicle: track.vehicleId }, 'drive listener failed');
+        }
+      }
+    }
   }
 
   /** The observer to register with `hub.onCarData`; starts the ticks. */
@@ -281,6 +307,7 @@ export class SessionRecorder {
     }
     track.seq = seq;
     track.savedAt = Math.max(track.savedAt, at);
+    this.tellDrives(track, tagged);
   }
 
   private rebuildSoon(track: Track): void {

@@ -67,6 +67,8 @@ export interface HttpContext {
   ops: OpsContext;
   /** ABRP links; none: ABRP is not configured (a link cannot be made). */
   abrp?: AbrpLinks;
+  /** The alert engines of this node (src/alerts/): told when a vehicle's rules change here. */
+  alerts?: { rulesChanged(vehicleId: string): void };
   /** What the embedded MQTT broker offers (null: no embedded broker); known once it listens. */
   mqttInfo: () => MqttInfo | null;
 }

@@ -455,6 +455,13 @@ export class Hub implements HubPort {
     this.links.prune(link);
   }
 
+  /** A message for the vehicle's apps on any node (a server alert's `P`), after the commit. */
+  toApps(vehicleId: string, ownerId: number, code: string, data: string): void {
+    const link = this.links.getOrCreate(vehicleId, ownerId);
+    this.toClients(link, code, data);
+    this.links.prune(link);
+  }
+
   /** A `P` message for the vehicle's apps that is not a notification (a module event). */
   v3ToApps(vehicleId: string, code: string, data: string): void {
     const link = this.links.get(vehicleId);

@@ -3,7 +3,11 @@
  * the vehicle's rate limit) and wakes the delivery thread (src/push/delivery-thread.ts), whose
  * dispatcher delivers it through the providers. A node of a cluster writes the notifications of
  * its own cars; every node works off the shared outbox, each delivery on one node at a time.
+ *
+ * The owner's quiet hours (issue 30, docs/alerts.md): a notification raised in them is recorded at
+ * once and its deliveries wait until they end; the car's own `A` alerts (its alarms) are never held.
  */
+import { quietEnds } from '../core/alerts/delivery.js';
 import { logFormatOf } from '../util/log.js';
 import type { Logger } from 'pino';
 import type { Channel } from '../core/push/channels.js';
@@ -73,7 +77,8 @@ export class PushService implements Notifier {
   submit(n: PushNotification): void {
     const rules = n.push ? this.rules : { ...this.rules, push: false };
     this.ready
-      .then(() => this.store.push.addNotification(n, rules))
+      .then(() => this.holdOf(n))
+      .then((holdUntil) => this.store.push.addNotification(holdUntil === undefined ? n : { ...n, holdUntil }, rules))
       .then(
         (added) => {
           if (added.limited) this.log.info({ vehicle: n.vehicleId, notification: added.id }, "push: over the vehicle's rate limit: recorded, not sent");
@@ -81,6 +86,17 @@ export class PushService implements Notifier {
         },
         (err: unknown) => this.log.error({ err, vehicle: n.vehicleId }, 'push: writing a notification to the outbox failed: it is not delivered'),
       );
+  }
+
+  /** When the owner's quiet hours that hold `n` end; undefined: sent at once (none, an alarm, or unreadable settings). */
+  private async holdOf(n: PushNotification): Promise<number | undefined> {
+    if (n.event === undefined && n.alertType === 'A') return undefined;
+    try {
+      return quietEnds(await this.store.alerts.getQuietHours(n.ownerId), n.time) ?? undefined;
+    } catch (err) {
+      this.log.warn({ err, vehicle: n.vehicleId }, 'push: reading the quiet hours failed: sent at once');
+      return undefined;
+    }
   }
 
   /** Wakes the delivery thread for these channels: once per event-loop turn, for all the turn's notifications. */

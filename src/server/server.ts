@@ -36,6 +36,7 @@ import { SERVER_VERSION } from '../util/version.js';
 import { PushService } from '../push/push-service.js';
 import { SessionRecorder } from '../drives/session-recorder.js';
 import { startAbrp } from '../abrp/start.js';
+import { startAlerts } from '../alerts/start.js';
 import type { AbrpService } from '../abrp/abrp-service.js';
 import type { VehicleState } from '../mqtt/vehicle-state.js';
 import { ServerMetrics, METRICS_CONTENT_TYPE } from '../metrics/prometheus.js';
@@ -188,6 +189,9 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
   await parts.cluster.start(hub.inbox);
   // what this node held leaves the cluster at once (not when its lease runs out)
   stack.push('the cluster', () => parts.cluster.stop());
+  // alerts: after the cluster (who holds which car), closed after the listeners, before the store
+  const alerts = await startAlerts(hub, store, log, parts.cluster, recorder, config.alerts);
+  stack.push('the alerts', () => alerts.close());
   const credentials = new PasswordChecker({ concurrency: config.passwordChecks });
   const guard = new LoginGuard(loginLimits(config.loginLimits), hub.now);
   const rateLimiter = new RateLimiter({ ...DEFAULT_RATE_LIMIT, ...config.rateLimit });
@@ -239,6 +243,7 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
     trustProxy: config.trustProxy ?? [],
     liveStreams: new Set(),
     abrp: abrp.service,
+    alerts,
     ops: {
       version: SERVER_VERSION,
       startedAt,

@@ -130,6 +130,8 @@ export interface ClaimRow {
   alert_type: string;
   text: string;
   time: number;
+  event: string | null;
+  rule: number | string | null;
   push_type: string | null;
   push_key_type: string | null;
   push_key_value: string | null;
@@ -140,7 +142,7 @@ export interface ClaimRow {
 
 /** The columns every claim query selects (deliveries d, notifications n, owners o, vehicles v, subscriptions s, targets t). */
 export const CLAIM_COLUMNS = `d.id, d.notification_id, d.channel, d.state, d.attempts, d.app_id, d.target_id, d.address,
-  d.receipt, n.owner_id, o.name AS owner_name, n.vehicle_id, v.name AS vehicle_name, n.alert_type, n.text, n.time,
+  d.receipt, n.owner_id, o.name AS owner_name, n.vehicle_id, v.name AS vehicle_name, n.alert_type, n.text, n.time, n.event, n.rule,
   s.push_type, s.push_key_type, s.push_key_value, CAST(s.active AS INTEGER) AS active, t.url, t.secret`;
 
 /** The FROM of the claim queries: a subscription matched by owner, vehicle and app id, a target by id and owner. */
@@ -177,6 +179,8 @@ export function claimVerdict(r: ClaimRow): ClaimVerdict {
       alertType: r.alert_type,
       text: r.text,
       time: r.time,
+      event: r.event,
+      rule: r.rule === null ? null : Number(r.rule),
       appId: r.app_id,
       targetId: r.target_id,
       keyType,
@@ -231,6 +235,9 @@ export interface HistoryRow {
   text: string;
   time: number;
   limited: number;
+  event: string | null;
+  rule: number | string | null;
+  held_until: number | string | null;
   d_id: number | null;
   channel: string | null;
   app_id: string | null;
@@ -246,7 +253,7 @@ export interface HistoryRow {
  * ids named `c`, with their order): ordered newest first, deliveries by id, attempts oldest first.
  */
 export const historySql = (chosen: string): string => `
-  SELECT n.id, n.vehicle_id, n.alert_type, n.text, n.time, CAST(n.limited AS INTEGER) AS limited, d.id AS d_id, d.channel, d.app_id, d.target_id,
+  SELECT n.id, n.vehicle_id, n.alert_type, n.text, n.time, CAST(n.limited AS INTEGER) AS limited, n.event, n.rule, n.held_until, d.id AS d_id, d.channel, d.app_id, d.target_id,
     d.state, a.time AS a_time, a.state AS a_state, a.detail
   FROM (${chosen}) c
   JOIN push_notifications n ON n.id = c.id
@@ -261,7 +268,18 @@ export function toNotificationViews(rows: readonly HistoryRow[]): NotificationVi
   let d: NotificationView['deliveries'][number] | undefined;
   for (const r of rows) {
     if (n?.id !== r.id) {
-      n = { id: r.id, vehicleId: r.vehicle_id, alertType: r.alert_type, text: r.text, time: r.time, limited: r.limited !== 0, deliveries: [] };
+      n = {
+        id: r.id,
+        vehicleId: r.vehicle_id,
+        alertType: r.alert_type,
+        text: r.text,
+        time: r.time,
+        limited: r.limited !== 0,
+        event: r.event,
+        rule: r.rule === null ? null : Number(r.rule),
+        heldUntil: r.held_until === null ? null : Number(r.held_until),
+        deliveries: [],
+      };
       d = undefined;
       out.push(n);
     }

@@ -17,6 +17,11 @@ export interface NewNotification {
   alertType: string;
   text: string;
   time: number;
+  /** A rule's alert (issue 30): its kind (or `online`) and the rule's id; absent for the car's own. */
+  event?: string;
+  rule?: number;
+  /** The deliveries wait until then (the owner's quiet hours); absent: sent at once. */
+  holdUntil?: number;
 }
 
 export interface NotificationRules {
@@ -80,6 +85,9 @@ export interface DeliveryItem {
   text: string;
   /** When the notification was raised. */
   time: number;
+  /** A rule's alert: its kind (or `online`) and the rule's id; null for the car's own notifications. */
+  event: string | null;
+  rule: number | null;
   /** The subscription's app id ('' for a user target). */
   appId: string;
   /** The user target's id (0 for a subscription). */
@@ -128,6 +136,11 @@ export interface NotificationView {
   text: string;
   time: number;
   limited: boolean;
+  /** A rule's alert: its kind (or `online`) and the rule's id; null for the car's own notifications. */
+  event: string | null;
+  rule: number | null;
+  /** Until when the deliveries were held for the owner's quiet hours; null: not held. */
+  heldUntil: number | null;
   /** Ordered by id. */
   deliveries: DeliveryView[];
 }

@@ -22,6 +22,7 @@
  *   would wait for them is refused with VTS_ERR_STORE_UNAVAILABLE.
  */
 import type { AbrpStore } from './abrp-store.js';
+import type { AlertsStore } from './alerts-store.js';
 import type { DrivesStore } from './drives-store.js';
 import type { ImportStore } from './import-store.js';
 import type { PushStore } from './push-store.js';
@@ -190,6 +191,8 @@ export interface Store {
   // --- ABRP links ---
   /** Vehicles linked to their owner's ABRP account, with the state of the sending (src/store/abrp-store.ts). */
   readonly abrp: AbrpStore;
+  /** Alert rules, the engines' state and the owners' quiet hours (src/store/alerts-store.ts). */
+  readonly alerts: AlertsStore;
 
   // --- auto-provisioning ---
   getAutoProvision(key: string): Promise<AutoProvisionRecord | undefined>;

@@ -26,6 +26,10 @@ export type AuditAction =
   | 'subscription.remove'
   | 'abrp.link'
   | 'abrp.unlink'
+  | 'alert.add'
+  | 'alert.change'
+  | 'alert.remove'
+  | 'alert.quiet'
   | 'import';
 
 export type AuditDetail = Record<string, string | number | boolean | undefined>;

@@ -10,7 +10,7 @@ const T = 1_800_000_000;
 function item(over: Partial<DeliveryItem> = {}): DeliveryItem {
   return {
     id: 1, notificationId: 1, channel: 'fcm', state: 'pending', attempts: 0, ownerId: 1, ownerName: 'demo', vehicleId: 'DEMO1', vehicleName: '',
-    alertType: 'A', text: 'x', time: T, appId: 'app', targetId: 0, keyType: 'production', address: 'tok', secret: '', receipt: '', ...over,
+    alertType: 'A', text: 'x', time: T, event: null, rule: null, appId: 'app', targetId: 0, keyType: 'production', address: 'tok', secret: '', receipt: '', ...over,
   };
 }
 

@@ -40,6 +40,8 @@ test('claims: due deliveries of one channel, oldest first, with what a provider 
     alertType: 'A',
     text: 'third',
     time: 300,
+    event: null,
+    rule: null,
     appId: 'app',
     targetId: 0,
     keyType: 'sandbox',

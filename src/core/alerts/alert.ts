@@ -98,3 +98,11 @@ export function driveText(v: VehicleShow, d: DriveFigures): string {
   }
   return text;
 }
+
+/** Kinds that tell of a problem: pushed and sent to apps as alerts (`A`); the others as information (`I`). */
+const PROBLEMS: ReadonlySet<AlertKind> = new Set<AlertKind>(['soc-below', 'charge-stopped', 'offline', 'v12-low']);
+
+/** The notification type an alert is raised with (`PA` / `PI` to the apps). */
+export function alertTypeOf(kind: AlertKind): 'A' | 'I' {
+  return PROBLEMS.has(kind) ? 'A' : 'I';
+}

@@ -255,6 +255,16 @@ export function evaluate(state: AlertState, rules: readonly AlertRule[], input: 
 }
 
 /**
+ * What of a state must be saved before anything else happens (its memos, and the charge and link
+ * facts the waits and re-arming depend on), as text: when it is unchanged, an evaluation changed
+ * only readings (SOC, range, 12 V, position) that the next records give again, and saving it can wait.
+ */
+export function decidingPart(state: AlertState): string {
+  const f = state.facts;
+  return JSON.stringify([state.memos, f.chargeState, f.charging, f.chargeSeq, f.stop, f.online, f.linkSince, f.units]);
+}
+
+/**
  * The earliest time after `now` at which a tick could fire a wait (charge-stopped, offline,
  * v12-low), or null when none is pending: the wiring sets one timer for it instead of polling.
  */

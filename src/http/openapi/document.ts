@@ -88,6 +88,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: 'Drives', description: 'Drives, charges, places, battery health and statistics, computed by the server (docs/web-api.md).' },
       { name: 'Integrations', description: 'Home Assistant, MQTT tools and other services fed from the vehicle\'s state (docs/home-assistant.md).' },
       { name: 'Push', description: 'Push subscriptions, targets and the notification history.' },
+      { name: 'Alerts', description: "Alerts the server computes from the vehicle's data, and the owner's quiet hours (docs/alerts.md)." },
       { name: 'ABRP', description: "A vehicle's live telemetry sent to A Better Route Planner (docs/abrp.md)." },
       { name: 'MQTT auth', description: 'The HTTP auth backend of a Mosquitto with the HTTP auth plugin.' },
       { name: 'Dashboard', description: 'The web dashboard.' },

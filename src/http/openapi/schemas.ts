@@ -6,6 +6,7 @@
  */
 import { EPOCH, exact, NULLABLE_EPOCH, ref, UTC_TIME } from './common.js';
 import { DRIVE_SCHEMAS } from './drive-schemas.js';
+import { ALERT_SCHEMAS } from './alert-schemas.js';
 import { RECORD_SCHEMAS } from './record-schemas.js';
 import type { Schema } from './types.js';
 
@@ -265,9 +266,13 @@ export const SCHEMAS: Record<string, Schema> = {
     text: { type: 'string' },
     time: EPOCH,
     limited: { type: 'boolean', description: 'Over the vehicle\'s rate limit: recorded without deliveries.' },
+    event: { type: ['string', 'null'], description: "A rule's alert: its kind (`soc-reached`, …, or `online`); null for the car's own notifications." },
+    rule: { type: ['integer', 'null'], description: "A rule's alert: the rule's id; null for the car's own notifications." },
+    heldUntil: { type: ['integer', 'null'], description: "Until when the deliveries were held for the owner's quiet hours (epoch seconds); null: not held." },
     deliveries: list('Ordered by id.', 'Delivery'),
   }),
   ...DRIVE_SCHEMAS,
+  ...ALERT_SCHEMAS,
   // --- the other routes ---
   WebConfig: exact("The dashboard's map settings.", { tileUrl: { type: 'string' }, tileAttribution: { type: 'string' } }),
   Health: exact('The process is up.', {

@@ -50,6 +50,9 @@ function notificationRow(n: NotificationView) {
     text: n.text,
     time: n.time,
     limited: n.limited,
+    event: n.event,
+    rule: n.rule,
+    heldUntil: n.heldUntil,
     deliveries: n.deliveries.map((d) => ({
       id: d.id,
       channel: d.channel,

@@ -1,11 +1,13 @@
 /**
  * The table of vts's own calls for the web dashboard and other tools (docs/web-api.md): each
  * call's method and path, its handler with its options (in this folder) and its OpenAPI
- * description (openapi.ts; drives, charges, places, battery and stats: openapi-drives.ts; ABRP: openapi-abrp.ts). Errors
+ * description (openapi.ts; drives, charges, places, battery and stats: openapi-drives.ts; ABRP: openapi-abrp.ts; alerts: openapi-alerts.ts). Errors
  * are `{"error","message"}`.
  */
 import type { ApiGroup } from '../api-call.js';
 import { linkAbrp, readAbrp, unlinkAbrp } from './abrp.js';
+import { addAlert, putAlerts, readAlerts, removeAlert } from './alerts.js';
+import { ALERT_DOCS as alertDoc } from './openapi-alerts.js';
 import { ABRP_DOCS as abrpDoc } from './openapi-abrp.js';
 import { battery } from './battery.js';
 import { charges } from './charges.js';
@@ -56,5 +58,11 @@ export const WEB_API: ApiGroup = {
     { method: 'GET', path: '/api/abrp/{vehicleId}', route: readAbrp, doc: abrpDoc.readAbrp },
     { method: 'PUT', path: '/api/abrp/{vehicleId}', route: linkAbrp, doc: abrpDoc.linkAbrp },
     { method: 'DELETE', path: '/api/abrp/{vehicleId}', route: unlinkAbrp, doc: abrpDoc.unlinkAbrp },
+    { method: 'GET', path: '/api/alerts', route: readAlerts, doc: alertDoc.readAlertSettings },
+    { method: 'PUT', path: '/api/alerts', route: putAlerts, doc: alertDoc.setAlertSettings },
+    { method: 'GET', path: '/api/alerts/{vehicleId}', route: readAlerts, doc: alertDoc.listAlerts },
+    { method: 'POST', path: '/api/alerts/{vehicleId}', route: addAlert, doc: alertDoc.addAlert },
+    { method: 'PUT', path: '/api/alerts/{vehicleId}/{id}', route: putAlerts, doc: alertDoc.changeAlert },
+    { method: 'DELETE', path: '/api/alerts/{vehicleId}/{id}', route: removeAlert, doc: alertDoc.removeAlert },
   ],
 };

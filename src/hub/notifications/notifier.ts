@@ -14,6 +14,9 @@ export interface PushNotification {
   time: number;
   /** false: kept in the outbox's history, not pushed (the reference's `: DMC:` debug alerts). */
   push: boolean;
+  /** A rule's alert (issue 30): its kind (or `online`) and the rule's id; absent for the car's own. */
+  event?: string;
+  rule?: number;
 }
 
 export interface Notifier {

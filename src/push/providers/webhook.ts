@@ -28,6 +28,9 @@ export interface WebhookPayload {
   timeIso: string;
   /** The notification's id in the history (0 for `vts push test`). */
   notificationId: number;
+  /** A rule's alert only (issue 30): its kind (`soc-reached`, …, or `online`) and the rule's id. */
+  event?: string;
+  rule?: number;
 }
 
 export const USER_AGENT = `vts/${VERSION}`;
@@ -47,6 +50,7 @@ export function webhookPayload(item: DeliveryItem): WebhookPayload {
     time: item.time,
     timeIso: isoSeconds(item.time),
     notificationId: item.notificationId,
+    ...(item.event === null ? {} : { event: item.event, rule: item.rule ?? 0 }),
   };
 }
 

@@ -127,9 +127,9 @@ export class PgPushStore implements PushStore {
       const id = (
         await c
           .query<{ id: number }>(
-            `INSERT INTO push_notifications (owner_id, vehicle_id, alert_type, text, time, limited)
-             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-            [n.ownerId, vid, n.alertType, n.text, n.time, limited],
+            `INSERT INTO push_notifications (owner_id, vehicle_id, alert_type, text, time, limited, event, rule, held_until)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+            [n.ownerId, vid, n.alertType, n.text, n.time, limited, n.event ?? null, n.rule ?? null, n.holdUntil ?? null],
           )
           .catch((err: unknown) => {
             if (isForeignKeyViolation(err)) throw new VtsError('VTS_ERR_UNKNOWN_USER', `owner id ${n.ownerId}`);
@@ -154,7 +154,7 @@ export class PgPushStore implements PushStore {
            FROM unnest($3::text[], $4::text[], $5::bigint[], $6::text[]) WITH ORDINALITY AS x (channel, app_id, target_id, state, ord)
           ORDER BY x.ord
          RETURNING id, app_id, target_id`,
-        [id, n.time, plan.map((p) => p.channel), plan.map((p) => p.appId), plan.map((p) => p.targetId), plan.map((p) => p.state)],
+        [id, n.holdUntil ?? n.time, plan.map((p) => p.channel), plan.map((p) => p.appId), plan.map((p) => p.targetId), plan.map((p) => p.state)],
       );
       const ids = new Map(made.rows.map((r) => [`${r.target_id}\0${r.app_id}`, r.id]));
       for (const p of plan) {

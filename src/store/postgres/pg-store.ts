@@ -43,6 +43,7 @@ import { PgAccounts } from './pg-accounts.js';
 import { PgConnection } from './pg-connection.js';
 import { pgRetryable, type PgTarget } from './pg-errors.js';
 import { PgAbrpStore } from './pg-abrp.js';
+import { PgAlertsStore } from './pg-alerts.js';
 import { PgDrivesStore } from './pg-drives.js';
 import { PgImportStore } from './pg-import.js';
 import { PgPushStore } from './pg-push.js';
@@ -60,6 +61,8 @@ export class PgStore extends BufferedStore implements Store {
   readonly drives: PgDrivesStore;
   /** ABRP links (src/store/postgres/pg-abrp.ts). */
   readonly abrp: PgAbrpStore;
+  /** Alert rules and state (src/store/postgres/pg-alerts.ts). */
+  readonly alerts: PgAlertsStore;
   private readonly accounts: PgAccounts;
   private readonly vehicles: PgVehicles;
   private readonly records: PgRecords;
@@ -81,6 +84,7 @@ export class PgStore extends BufferedStore implements Store {
     this.push = new PgPushStore(this.db);
     this.drives = new PgDrivesStore(this.db);
     this.abrp = new PgAbrpStore(this.db);
+    this.alerts = new PgAlertsStore(this.db);
     this.imports = new PgImportStore(this.db);
     this.accounts = new PgAccounts(this.db);
     this.vehicles = new PgVehicles(this.db);

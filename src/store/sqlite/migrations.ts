@@ -340,6 +340,37 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX abrp_links_owner ON abrp_links (owner_id);
     `,
   },
+  {
+    description: 'alert rules',
+    sql: `
+      -- Alert rules an owner sets per vehicle (src/store/alerts-store.ts): the kind and its
+      -- settings as checked JSON ({"kind":"soc-reached","threshold":80}).
+      CREATE TABLE alert_rules (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        vehicle_id TEXT    NOT NULL REFERENCES vehicles (id) ON DELETE CASCADE,
+        settings   TEXT    NOT NULL,
+        created    INTEGER NOT NULL
+      );
+      CREATE INDEX alert_rules_vehicle ON alert_rules (vehicle_id, id);
+      -- Each vehicle's alert engine state (JSON), saved only over the version it was read at.
+      CREATE TABLE alert_state (
+        vehicle_id TEXT    NOT NULL PRIMARY KEY REFERENCES vehicles (id) ON DELETE CASCADE,
+        version    INTEGER NOT NULL,
+        state      TEXT    NOT NULL
+      ) WITHOUT ROWID;
+      -- Each owner's delivery settings: quiet hours (JSON, NULL none).
+      CREATE TABLE alert_settings (
+        owner_id INTEGER NOT NULL PRIMARY KEY REFERENCES owners (id) ON DELETE CASCADE,
+        quiet    TEXT
+      );
+      INSERT INTO vts_meta (key, value) VALUES ('alert_rules_version', '0');
+      -- A notification raised by a rule: its kind (or 'online') and the rule's id; and until
+      -- when its deliveries are held for the owner's quiet hours.
+      ALTER TABLE push_notifications ADD COLUMN event TEXT;
+      ALTER TABLE push_notifications ADD COLUMN rule INTEGER;
+      ALTER TABLE push_notifications ADD COLUMN held_until INTEGER;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

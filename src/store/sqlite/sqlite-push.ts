@@ -112,8 +112,8 @@ function prepareStatements(db: Database.Database) {
       `INSERT INTO push_buckets (vehicle_id, tokens, at) VALUES (?, ?, ?)
        ON CONFLICT (vehicle_id) DO UPDATE SET tokens = excluded.tokens, at = excluded.at`,
     ),
-    addNotification: db.prepare<[number, string, string, string, number, number], { id: number }>(
-      `INSERT INTO push_notifications (owner_id, vehicle_id, alert_type, text, time, limited) VALUES (?, ?, ?, ?, ?, ?)
+    addNotification: db.prepare<[number, string, string, string, number, number, string | null, number | null, number | null], { id: number }>(
+      `INSERT INTO push_notifications (owner_id, vehicle_id, alert_type, text, time, limited, event, rule, held_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        RETURNING id`,
     ),
     addDelivery: db.prepare<[number, string, string, number, string, number], { id: number }>(
@@ -195,7 +195,7 @@ export class SqlitePushStore implements PushStore {
       }
       let id: number;
       try {
-        id = s.addNotification.get(n.ownerId, vid, n.alertType, n.text, n.time, limited ? 1 : 0)!.id;
+        id = s.addNotification.get(n.ownerId, vid, n.alertType, n.text, n.time, limited ? 1 : 0, n.event ?? null, n.rule ?? null, n.holdUntil ?? null)!.id;
       } catch (err) {
         if (isForeignKeyViolation(err)) throw new VtsError('VTS_ERR_UNKNOWN_USER', `owner id ${n.ownerId}`);
         throw err;
@@ -203,7 +203,7 @@ export class SqlitePushStore implements PushStore {
       if (limited || !rules.push) return { id, limited, pending: 0, channels: [] };
       const plan = planDeliveries(s.activeSubscriptions.all(n.ownerId, vid), s.listTargets.all(n.ownerId), rules);
       for (const p of plan) {
-        const did = s.addDelivery.get(id, p.channel, p.appId, p.targetId, p.state, n.time)!.id;
+        const did = s.addDelivery.get(id, p.channel, p.appId, p.targetId, p.state, n.holdUntil ?? n.time)!.id;
         if (p.state === 'pending') continue;
         s.addAttempt.run(did, n.time, 'skipped', p.detail);
         if (p.targetId !== 0) s.noteTarget.run(p.detail, n.time, p.targetId);

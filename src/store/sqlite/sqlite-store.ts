@@ -46,6 +46,7 @@ import { batchCommitter } from './sqlite-batch.js';
 import { SqliteCaches, tokenKey } from './sqlite-caches.js';
 import { retryable } from './sqlite-errors.js';
 import { SqliteAbrpStore } from './sqlite-abrp.js';
+import { SqliteAlertsStore } from './sqlite-alerts.js';
 import { SqliteDrivesStore } from './sqlite-drives.js';
 import { SqliteImportStore } from './sqlite-import.js';
 import { SqlitePushStore } from './sqlite-push.js';
@@ -64,6 +65,8 @@ export class SqliteStore extends BufferedStore implements Store {
   readonly drives: SqliteDrivesStore;
   /** ABRP links (src/store/sqlite/sqlite-abrp.ts). */
   readonly abrp: SqliteAbrpStore;
+  /** Alert rules and state (src/store/sqlite/sqlite-alerts.ts). */
+  readonly alerts: SqliteAlertsStore;
   private readonly commitTransaction: (batch: WriteBatch) => void;
   private readonly caches: SqliteCaches;
   private readonly accounts: SqliteAccounts;
@@ -94,6 +97,7 @@ export class SqliteStore extends BufferedStore implements Store {
     this.push = new SqlitePushStore(db, () => this.open());
     this.drives = new SqliteDrivesStore(db, () => this.open());
     this.abrp = new SqliteAbrpStore(db, () => this.open());
+    this.alerts = new SqliteAlertsStore(db, () => this.open());
     this.imports = new SqliteImportStore(
       db,
       () => this.open(),

@@ -17,6 +17,8 @@ export function deliveryItem(channel: Channel, over: Partial<DeliveryItem> = {})
     alertType: 'A',
     text: 'Charging stopped',
     time: 1_700_000_000,
+    event: null,
+    rule: null,
     appId: 'app-1',
     targetId: 0,
     keyType: '',

@@ -1,0 +1,326 @@
+/**
+ * The alerts the server computes (issue 30, docs/alerts.md): runs each vehicle's rules
+ * (src/core/alerts/engine.ts) over what the car does and raises what fires as a notification.
+ *
+ * Inputs, on the node that holds the car: its live `S`, `D` and `L` records (the hub's car-data
+ * observers), its link coming and going (`onLinkChange`), its finished drives (the session
+ * recorder), and a timer at the next moment a wait (`after`) can end. The node that leads the
+ * `alerts` role also looks, every `scanSeconds` and whenever rules change, at the vehicles with
+ * rules whose car is connected nowhere: their engines learn the link is down (since the car was
+ * last heard) and run their waits, so `offline` fires with no node holding the car, after a
+ * restart as well.
+ *
+ * One writer decides: the state is saved before an alert is raised, only over the version it was
+ * computed from (src/store/alerts-store.ts). When another writer (another node, or this node's
+ * own earlier life) saved since, the state is read again and the input applied to it: what fired
+ * is in the state, so nothing fires twice, after a restart or a failover either. A state whose
+ * deciding part (memos, charge and link facts) did not change is saved at most every
+ * `saveSeconds`: a car's readings cost no write per record.
+ *
+ * Which vehicles have rules is one read for the whole fleet, made again when the store's rule
+ * counter moves (read every `pollMs`): a car without rules costs one map lookup per record.
+ */
+import type { Logger } from 'pino';
+import { alertTypeOf, type Alert } from '../core/alerts/alert.js';
+import { decidingPart, emptyAlertState, evaluate, nextWake, type AlertContext, type AlertInput, type AlertState } from '../core/alerts/engine.js';
+import type { DriveSession } from '../core/drives/types.js';
+import { vehicleLabel } from '../core/push/message.js';
+import type { AlertTag } from '../hub/notifications/notifications.js';
+import type { CarDataEvent, CarDataObserver } from '../hub/hub.js';
+import type { LinkListener } from '../hub/observers/link-observers.js';
+import type { StoredRule } from '../store/alerts-store.js';
+import { logStoreFailure } from '../store/outage.js';
+import type { Store } from '../store/store.js';
+
+export interface AlertServiceDeps {
+  store: Store;
+  log: Logger;
+  seconds(): number;
+  onCarData(observer: CarDataObserver): () => void;
+  onLinkChange(listener: LinkListener): () => void;
+  /** Whether the car is connected to this node (v2 or v3). */
+  carHere(vehicleId: string): boolean;
+  /** Whether the car is connected to any node. */
+  carAnywhere(vehicleId: string): boolean;
+  /** Runs for the cluster role (a single node: leads at once). */
+  lead(role: string, onChange: (leading: boolean) => void): () => void;
+  /** Raises the alert (src/hub/notifications/notifications.ts `alert`). */
+  raise(ownerId: number, vehicleId: string, alertType: string, text: string, tag: AlertTag): void;
+}
+
+export interface AlertServiceOptions {
+  /** Milliseconds between two reads of the rule counter (default 2000). */
+  pollMs?: number;
+  /** Seconds between two looks at the vehicles connected nowhere (default 60). */
+  scanSeconds?: number;
+  /** Seconds a state whose deciding part is unchanged may stay unsaved (default 60). */
+  saveSeconds?: number;
+  /** Seconds without an input after which a vehicle with no wait pending leaves memory (default 3600). */
+  idleSeconds?: number;
+}
+
+/** A drive that ended longer ago than this is not reported (a rebuild stores old drives again). */
+const DRIVE_REPORT_SECONDS = 3600;
+/** Saves tried for one input before it is given up (each after reading the other writer's state). */
+const SAVE_TRIES = 3;
+/** The longest single timer (ms): a longer wait is checked again then. */
+const MAX_TIMER_MS = 6 * 3600 * 1000;
+const LIVE = new Set(['S', 'D', 'L']);
+
+interface Track {
+  readonly vehicleId: string;
+  ownerId: number;
+  /** The rules and what the texts need; null: to read (again). */
+  rules: StoredRule[] | null;
+  base: Omit<AlertContext, 'units'> | null;
+  /** The state and the version it was loaded or saved at; null: to read. */
+  state: AlertState | null;
+  version: number;
+  savedPart: string;
+  savedAt: number;
+  chain: Promise<void>;
+  timer: NodeJS.Timeout | null;
+  wakeAt: number | null;
+  heard: number;
+}
+
+export class AlertService {
+  private readonly tracks = new Map<string, Track>();
+  /** Vehicles with rules and their owners. */
+  private ruled = new Map<string, number>();
+  private rulesVersion = -1;
+  private readonly stops: (() => void)[] = [];
+  private poller: NodeJS.Timeout | null = null;
+  private scanner: NodeJS.Timeout | null = null;
+  private leading = false;
+  private closed = false;
+  private refreshing: Promise<void> | null = null;
+  private readonly o: Required<AlertServiceOptions>;
+
+  constructor(
+    private readonly deps: AlertServiceDeps,
+    options: AlertServiceOptions = {},
+  ) {
+    this.o = { pollMs: 2000, scanSeconds: 60, saveSeconds: 60, idleSeconds: 3600, ...options };
+  }
+
+  /** Reads which vehicles have rules, then hears the cars and starts the timers. */
+  async start(): Promise<void> {
+    await this.refresh();
+    this.stops.push(this.deps.onCarData((e) => this.heard(e)));
+    this.stops.push(this.deps.onLinkChange((vehicleId, ownerId) => this.linkChanged(vehicleId, ownerId)));
+    this.stops.push(
+      this.deps.lead('alerts', (leading) => {
+        this.leading = leading;
+        if (leading) this.scan();
+      }),
+    );
+    this.poller = setInterval(() => void this.refresh(), this.o.pollMs);
+    this.poller.unref();
+    this.scanner = setInterval(() => {
+      this.sweep();
+      if (this.leading) this.scan();
+    }, this.o.scanSeconds * 1000);
+    this.scanner.unref();
+  }
+
+  /** The vehicle's rules changed on this node: read at once. */
+  rulesChanged(vehicleId: string): void {
+    const t = this.tracks.get(vehicleId.toUpperCase());
+    if (t) t.rules = null;
+    void this.refresh();
+  }
+
+  /** A finished drive stored by the session recorder. */
+  driveFinished(vehicleId: string, ownerId: number, drive: DriveSession): void {
+    if (!this.ruled.has(vehicleId) || drive.end === null || this.deps.seconds() - drive.end > DRIVE_REPORT_SECONDS) return;
+    this.input(vehicleId, ownerId, { type: 'drive', drive });
+  }
+
+  /** Stops hearing and waits for what is under way. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const stop of this.stops.splice(0)) stop();
+    if (this.poller) clearInterval(this.poller);
+    if (this.scanner) clearInterval(this.scanner);
+    const chains: Promise<void>[] = [];
+    for (const t of this.tracks.values()) {
+      if (t.timer) clearTimeout(t.timer);
+      chains.push(t.chain);
+    }
+    await Promise.all(chains);
+  }
+
+  private heard(e: CarDataEvent): void {
+    if (e.historical || !LIVE.has(e.code) || !this.ruled.has(e.vehicleId)) return;
+    this.input(e.vehicleId, e.ownerId, { type: 'record', code: e.code, data: e.data });
+  }
+
+  private linkChanged(vehicleId: string, ownerId: number | null): void {
+    const owner = this.ruled.get(vehicleId);
+    if (owner === undefined) return;
+    if (ownerId === null) {
+      // another node's change: the car now on another node is that node's to decide
+      if (this.deps.carAnywhere(vehicleId) && !this.deps.carHere(vehicleId)) this.drop(vehicleId);
+      return;
+    }
+    this.input(vehicleId, owner, { type: 'link', online: this.deps.carAnywhere(vehicleId) });
+  }
+
+  /** Queues an input for the vehicle (in order, one at a time). */
+  private input(vehicleId: string, ownerId: number, input: AlertInput): void {
+    this.enqueue(vehicleId, ownerId, (t) => this.apply(t, input));
+  }
+
+  /** Runs `step` for the vehicle after everything queued before it; a failure is logged and the state read again. */
+  private enqueue(vehicleId: string, ownerId: number, step: (t: Track) => Promise<void>): void {
+    if (this.closed) return;
+    let t = this.tracks.get(vehicleId);
+    if (!t) {
+      t = { vehicleId, ownerId, rules: null, base: null, state: null, version: 0, savedPart: '', savedAt: 0, chain: Promise.resolve(), timer: null, wakeAt: null, heard: 0 };
+      this.tracks.set(vehicleId, t);
+    }
+    const track = t;
+    track.heard = this.deps.seconds();
+    track.chain = track.chain
+      .then(() => step(track))
+      .catch((err: unknown) => {
+        track.state = null;
+        track.rules = null;
+        logStoreFailure(this.deps.log, 'error', err, { vehicle: vehicleId }, 'alerts: evaluating failed; the vehicle starts again from its saved state');
+      });
+  }
+
+  private async load(t: Track): Promise<void> {
+    const { store } = this.deps;
+    if (t.rules === null || t.base === null) {
+      const rules = await store.alerts.listRules(t.vehicleId);
+      const vehicle = await store.getVehicle(t.vehicleId);
+      if (vehicle) t.ownerId = vehicle.ownerId;
+      const places = rules.some((r) => r.kind === 'place-arrive' || r.kind === 'place-leave') ? await store.drives.listPlaces(t.ownerId) : [];
+      t.base = { vehicleId: t.vehicleId, name: vehicleLabel(t.vehicleId, vehicle?.name ?? ''), places, capacity: null };
+      t.rules = rules;
+    }
+    if (t.state === null) {
+      const saved = await store.alerts.loadState(t.vehicleId);
+      t.state = saved ? (JSON.parse(saved.state) as AlertState) : emptyAlertState();
+      t.version = saved?.version ?? 0;
+      t.savedPart = saved ? decidingPart(t.state) : '';
+      t.savedAt = this.deps.seconds();
+    }
+  }
+
+  private async apply(t: Track, input: AlertInput): Promise<void> {
+    if (this.closed) return;
+    for (let k = 0; k < SAVE_TRIES; k++) {
+      await this.load(t);
+      const rules = t.rules!;
+      const state = t.state!;
+      if (rules.length === 0) return this.schedule(t);
+      const now = this.deps.seconds();
+      const { state: next, fired } = evaluate(state, rules, input, now, { ...t.base!, units: state.facts.units });
+      const part = decidingPart(next);
+      if (fired.length === 0 && part === t.savedPart && now - t.savedAt < this.o.saveSeconds) {
+        t.state = next;
+        return this.schedule(t);
+      }
+      const version = await this.deps.store.alerts.saveState(t.vehicleId, t.version, JSON.stringify(next));
+      if (version === null) {
+        // another writer saved since: its state is the one to go on from
+        t.state = null;
+        continue;
+      }
+      t.state = next;
+      t.version = version;
+      t.savedPart = part;
+      t.savedAt = now;
+      for (const a of fired) this.raise(t, a);
+      return this.schedule(t);
+    }
+    this.deps.log.warn({ vehicle: t.vehicleId }, 'alerts: the state kept moving elsewhere; this input is left to the other writer');
+  }
+
+  private raise(t: Track, a: Alert): void {
+    this.deps.log.info({ vehicle: t.vehicleId, rule: a.rule, event: a.kind }, 'alert fired');
+    this.deps.raise(t.ownerId, t.vehicleId, alertTypeOf(a.kind), a.text, { event: a.kind, rule: a.rule });
+  }
+
+  /** Sets the vehicle's timer to its next wake (none pending: none). */
+  private schedule(t: Track): void {
+    const wake = t.state && t.rules ? nextWake(t.state, t.rules, this.deps.seconds()) : null;
+    if (wake === t.wakeAt && (wake === null || t.timer !== null)) return;
+    if (t.timer) clearTimeout(t.timer);
+    t.timer = null;
+    t.wakeAt = wake;
+    if (wake === null || this.closed) return;
+    const ms = Math.min(MAX_TIMER_MS, Math.max(0, (wake - this.deps.seconds()) * 1000) + 50);
+    t.timer = setTimeout(() => {
+      t.timer = null;
+      t.wakeAt = null;
+      this.input(t.vehicleId, t.ownerId, { type: 'tick' });
+    }, ms);
+    t.timer.unref();
+  }
+
+  private drop(vehicleId: string): void {
+    const t = this.tracks.get(vehicleId);
+    if (!t) return;
+    if (t.timer) clearTimeout(t.timer);
+    this.tracks.delete(vehicleId);
+  }
+
+  /** Reads the rule counter; when it moved, which vehicles have rules and every known vehicle's rules. */
+  private refresh(): Promise<void> {
+    this.refreshing ??= (async () => {
+      try {
+        const version = await this.deps.store.alerts.rulesVersion();
+        if (version === this.rulesVersion) return;
+        const ruled = await this.deps.store.alerts.ruledVehicles();
+        this.rulesVersion = version;
+        this.ruled = new Map(ruled.map((r) => [r.vehicleId, r.ownerId]));
+        for (const t of this.tracks.values()) {
+          t.rules = null;
+          // a new rule may be due at once (offline for long already): a tick evaluates it
+          if (this.ruled.has(t.vehicleId)) this.input(t.vehicleId, t.ownerId, { type: 'tick' });
+          else this.drop(t.vehicleId);
+        }
+        if (this.leading) this.scan();
+      } catch (err) {
+        logStoreFailure(this.deps.log, 'warn', err, {}, 'alerts: reading which vehicles have rules failed');
+      } finally {
+        this.refreshing = null;
+      }
+    })();
+    return this.refreshing;
+  }
+
+  /** The leader's look at the vehicles with rules whose car is connected nowhere. */
+  private scan(): void {
+    if (this.closed) return;
+    for (const [vehicleId, ownerId] of this.ruled) {
+      if (this.tracks.has(vehicleId) || this.deps.carAnywhere(vehicleId)) continue;
+      this.enqueue(vehicleId, ownerId, (t) => this.connectedNowhere(t));
+    }
+  }
+
+  /**
+   * A vehicle whose car is connected nowhere: an engine that still believes it connected (a crash,
+   * a node that died) learns it is not, since the car was last heard; else its waits run.
+   */
+  private async connectedNowhere(t: Track): Promise<void> {
+    await this.load(t);
+    const facts = t.state!.facts;
+    if (this.closed || facts.online === false || this.deps.carAnywhere(t.vehicleId)) return this.apply(t, { type: 'tick' });
+    const vehicle = await this.deps.store.getVehicle(t.vehicleId);
+    const since = Math.min(this.deps.seconds(), vehicle?.lastUpdate ?? facts.linkSince);
+    return this.apply(t, { type: 'link', online: false, since });
+  }
+
+  /** Forgets vehicles heard of long ago that wait for nothing and are not connected here. */
+  private sweep(): void {
+    const now = this.deps.seconds();
+    for (const t of [...this.tracks.values()]) {
+      if (t.timer === null && now - t.heard > this.o.idleSeconds && !this.deps.carHere(t.vehicleId)) this.tracks.delete(t.vehicleId);
+    }
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * Alert rules and the owner's alert settings (docs/web-api.md "Alerts", docs/alerts.md):
+ * `GET|POST /api/alerts/<VEHICLEID>`, `PUT|DELETE /api/alerts/<VEHICLEID>/<id>`, and
+ * `GET|PUT /api/alerts` for the quiet hours. A rule is a JSON body `{"kind", …settings}` checked
+ * by src/core/alerts/rules.ts: a bad value is a 400 whose message starts with the field's name.
+ * Reading needs a login; changing needs the right `push.admin` (or `admin`; a web session has
+ * every right). Another owner's vehicle is refused as an unknown one, another owner's place as an
+ * unknown place.
+ */
+import { checkQuietHours, type QuietHours } from '../../core/alerts/delivery.js';
+import { checkRule } from '../../core/alerts/rules.js';
+import type { StoredRule } from '../../store/alerts-store.js';
+import { audit, type AuditAction } from '../../util/audit.js';
+import { ownVehicle, type ApiCall, type ApiRoute } from '../api-call.js';
+import { clientAddress } from '../params.js';
+import { status } from '../reply.js';
+import { badInput, idOf, notFound, sendOrdered } from './sessions-common.js';
+import { notYours } from './session.js';
+
+const CHANGE_RIGHTS = ['push.admin', 'admin'] as const;
+
+/** The most rules one vehicle may have. */
+export const MAX_RULES = 50;
+
+/** A rule in the documented key order: id, kind, its settings (threshold, after, place), created. */
+export function ruleJson(r: StoredRule): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: r.id, kind: r.kind };
+  if ('threshold' in r) out.threshold = r.threshold;
+  if ('after' in r) out.after = r.after;
+  if ('place' in r) out.place = r.place;
+  out.created = r.created;
+  return out;
+}
+
+const quietJson = (q: QuietHours | null) => ({ quietHours: q === null ? null : { from: q.from, to: q.to, timezone: q.timezone } });
+
+/** The request's JSON object (no body or a form: an empty one, whose missing kind is the 400). */
+function body(call: ApiCall): unknown {
+  const b = call.req.body;
+  return b !== null && typeof b === 'object' && !Buffer.isBuffer(b) ? b : {};
+}
+
+/** The message of a bad field, starting with the field's name. */
+const fieldMessage = (field: string, message: string) => (message.startsWith(field) ? message : `${field}: ${message}`);
+
+/** The rule of the body, checked against the caller's own places; a 400 sent when it is bad. */
+async function checkedRule(call: ApiCall) {
+  const places = await call.ctx.store.drives.listPlaces(call.principal.ownerId);
+  const check = checkRule(body(call), places.map((p) => p.id));
+  if (!check.ok) {
+    badInput(call, fieldMessage(check.field, check.message));
+    return null;
+  }
+  return check.rule;
+}
+
+function changed(call: ApiCall, action: AuditAction, vehicleId: string, detail: Record<string, unknown>): void {
+  call.ctx.alerts?.rulesChanged(vehicleId);
+  audit(call.ctx.log, action, call.principal.ownerName, 'http', { user: call.principal.ownerName, vehicle: vehicleId, ...detail, client: clientAddress(call.req) });
+}
+
+/** `GET /api/alerts` (the caller's settings) and `GET /api/alerts/<VEHICLEID>` (its rules, by id). */
+export const readAlerts: ApiRoute = {
+  async handler(call) {
+    const { ctx, reply, args } = call;
+    if (args.length === 0 || (args.length === 1 && args[0] === '')) {
+      return sendOrdered(reply, 200, quietJson(await ctx.store.alerts.getQuietHours(call.principal.ownerId)));
+    }
+    if (args.length !== 1) return notFound(call, 'GET /api/alerts or /api/alerts/<vehicle>');
+    const v = await ownVehicle(call);
+    if (!v) return notYours(call);
+    return sendOrdered(reply, 200, (await ctx.store.alerts.listRules(v.id)).map(ruleJson));
+  },
+};
+
+/** `POST /api/alerts/<VEHICLEID>` with a rule: 201 and the rule with its id. */
+export const addAlert: ApiRoute = {
+  rights: CHANGE_RIGHTS,
+  async handler(call) {
+    const { ctx, reply, args } = call;
+    if (args.length !== 1) return notFound(call, 'POST /api/alerts/<vehicle>');
+    const v = await ownVehicle(call);
+    if (!v) return notYours(call);
+    const rule = await checkedRule(call);
+    if (rule === null) return reply;
+    if ((await ctx.store.alerts.listRules(v.id)).length >= MAX_RULES) return badInput(call, `kind: the vehicle has ${MAX_RULES} rules already: remove one first`);
+    const stored = await ctx.store.alerts.addRule(v.id, rule, ctx.hub.seconds());
+    changed(call, 'alert.add', v.id, { rule: stored.id, kind: stored.kind });
+    return sendOrdered(reply, 201, ruleJson(stored));
+  },
+};
+
+/** `PUT /api/alerts/<VEHICLEID>/<id>` with the whole rule: 200 and the rule (a changed rule starts afresh). */
+async function changeRule(call: ApiCall) {
+    const { ctx, reply, args } = call;
+    const id = args.length === 2 ? idOf(args[1]) : null;
+    if (id === null) return notFound(call, 'no such rule');
+    const v = await ownVehicle(call);
+    if (!v) return notYours(call);
+    const rule = await checkedRule(call);
+    if (rule === null) return reply;
+    const stored = await ctx.store.alerts.updateRule(v.id, id, rule);
+    if (!stored) return notFound(call, 'no such rule');
+    changed(call, 'alert.change', v.id, { rule: id, kind: stored.kind });
+    return sendOrdered(reply, 200, ruleJson(stored));
+}
+
+/** `DELETE /api/alerts/<VEHICLEID>/<id>`: 204. */
+export const removeAlert: ApiRoute = {
+  rights: CHANGE_RIGHTS,
+  async handler(call) {
+    const { ctx, reply, args } = call;
+    const id = args.length === 2 ? idOf(args[1]) : null;
+    if (id === null) return notFound(call, 'no such rule');
+    const v = await ownVehicle(call);
+    if (!v) return notYours(call);
+    if (!(await ctx.store.alerts.removeRule(v.id, id))) return notFound(call, 'no such rule');
+    changed(call, 'alert.remove', v.id, { rule: id });
+    return status(reply, 204).send();
+  },
+};
+
+/** `PUT /api/alerts` with `{"quietHours": {"from","to","timezone"} | null}`: 200 and the settings. */
+async function setSettings(call: ApiCall) {
+    const { ctx, reply, principal } = call;
+    const b = body(call) as Record<string, unknown>;
+    if (!('quietHours' in b)) return badInput(call, 'quietHours: {"from":"22:00","to":"07:00","timezone":"Europe/Berlin"}, or null for none');
+    let quiet: QuietHours | null = null;
+    if (b.quietHours !== null) {
+      const check = checkQuietHours(b.quietHours);
+      if (!check.ok) return badInput(call, fieldMessage(check.field === 'body' ? 'quietHours' : check.field, check.message));
+      quiet = check.quiet;
+    }
+    await ctx.store.alerts.setQuietHours(principal.ownerId, quiet);
+    audit(ctx.log, 'alert.quiet', principal.ownerName, 'http', { user: principal.ownerName, quiet: quiet === null ? 'off' : `${quiet.from}-${quiet.to} ${quiet.timezone}`, client: clientAddress(call.req) });
+    return sendOrdered(reply, 200, quietJson(quiet));
+}
+
+/** `PUT /api/alerts` (the settings) and `PUT /api/alerts/<VEHICLEID>/<id>` (a rule). */
+export const putAlerts: ApiRoute = {
+  rights: CHANGE_RIGHTS,
+  handler(call) {
+    const { args } = call;
+    if (args.length === 0 || (args.length === 1 && args[0] === '')) return setSettings(call);
+    return changeRule(call);
+  },
+};

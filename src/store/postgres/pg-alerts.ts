@@ -1,0 +1,108 @@
+/**
+ * Alert rules, the engines' state and the owners' quiet hours on PostgreSQL (AlertsStore,
+ * src/store/alerts-store.ts), as the PgStore's direct writes and reads. Shared by the nodes of a
+ * cluster: a state is saved only over the version it was computed from.
+ */
+import type { QuietHours } from '../../core/alerts/delivery.js';
+import type { RuleSettings } from '../../core/alerts/rules.js';
+import { VtsError } from '../../errors.js';
+import type { AlertsStore, RuledVehicle, SavedAlertState, StoredRule } from '../alerts-store.js';
+import { RULE_COLUMNS, settingsJson, toQuietHours, toRule, toRules, type AlertRuleRow } from '../alerts-rows.js';
+import { type PgAccess } from './pg-connection.js';
+import { isForeignKeyViolation } from './pg-errors.js';
+
+const BUMP = "UPDATE vts_meta SET value = (value::bigint + 1)::text WHERE key = 'alert_rules_version'";
+
+export class PgAlertsStore implements AlertsStore {
+  constructor(private readonly db: PgAccess) {}
+
+  async listRules(vehicleId: string): Promise<StoredRule[]> {
+    return toRules(await this.db.read<AlertRuleRow>(`SELECT ${RULE_COLUMNS} FROM alert_rules WHERE vehicle_id = $1 ORDER BY id`, [vehicleId.toUpperCase()]));
+  }
+
+  /** One statement on the rules and the change counter, in one transaction. */
+  private changeRules(sql: string, values: unknown[]): Promise<AlertRuleRow[]> {
+    return this.db.transaction(async (client) => {
+      const { rows } = await client.query<AlertRuleRow>(sql, values);
+      if (rows.length > 0) await client.query(BUMP);
+      return rows;
+    });
+  }
+
+  async addRule(vehicleId: string, rule: RuleSettings, time: number): Promise<StoredRule> {
+    try {
+      const rows = await this.changeRules(`INSERT INTO alert_rules (vehicle_id, settings, created) VALUES ($1, $2, $3) RETURNING ${RULE_COLUMNS}`, [
+        vehicleId.toUpperCase(),
+        settingsJson(rule),
+        time,
+      ]);
+      return toRule(rows[0]!)!;
+    } catch (err) {
+      if (isForeignKeyViolation(err)) throw new VtsError('VTS_ERR_UNKNOWN_VEHICLE', vehicleId);
+      throw err;
+    }
+  }
+
+  async updateRule(vehicleId: string, id: number, rule: RuleSettings): Promise<StoredRule | undefined> {
+    const rows = await this.changeRules(`UPDATE alert_rules SET settings = $1 WHERE vehicle_id = $2 AND id = $3 RETURNING ${RULE_COLUMNS}`, [
+      settingsJson(rule),
+      vehicleId.toUpperCase(),
+      id,
+    ]);
+    return rows[0] && toRule(rows[0]);
+  }
+
+  async removeRule(vehicleId: string, id: number): Promise<boolean> {
+    const rows = await this.changeRules('DELETE FROM alert_rules WHERE vehicle_id = $1 AND id = $2 RETURNING id, settings, created', [vehicleId.toUpperCase(), id]);
+    return rows.length > 0;
+  }
+
+  async ruledVehicles(): Promise<RuledVehicle[]> {
+    const rows = await this.db.read<{ vehicle_id: string; owner_id: string | number }>(
+      'SELECT v.id AS vehicle_id, v.owner_id FROM vehicles v WHERE EXISTS (SELECT 1 FROM alert_rules r WHERE r.vehicle_id = v.id) ORDER BY v.id',
+      [],
+    );
+    return rows.map((r) => ({ vehicleId: r.vehicle_id, ownerId: Number(r.owner_id) }));
+  }
+
+  async rulesVersion(): Promise<number> {
+    const [r] = await this.db.read<{ value: string }>("SELECT value FROM vts_meta WHERE key = 'alert_rules_version'", []);
+    return Number(r?.value ?? 0);
+  }
+
+  async loadState(vehicleId: string): Promise<SavedAlertState | undefined> {
+    const [r] = await this.db.read<{ version: string | number; state: string }>('SELECT version, state FROM alert_state WHERE vehicle_id = $1', [vehicleId.toUpperCase()]);
+    return r && { version: Number(r.version), state: r.state };
+  }
+
+  async saveState(vehicleId: string, version: number, state: string): Promise<number | null> {
+    const id = vehicleId.toUpperCase();
+    try {
+      const { rowCount } =
+        version === 0
+          ? await this.db.change('INSERT INTO alert_state (vehicle_id, version, state) VALUES ($1, 1, $2) ON CONFLICT (vehicle_id) DO NOTHING', [id, state])
+          : await this.db.change('UPDATE alert_state SET version = version + 1, state = $1 WHERE vehicle_id = $2 AND version = $3', [state, id, version]);
+      return (rowCount ?? 0) > 0 ? version + 1 : null;
+    } catch (err) {
+      if (isForeignKeyViolation(err)) return null;
+      throw err;
+    }
+  }
+
+  async getQuietHours(ownerId: number): Promise<QuietHours | null> {
+    const [r] = await this.db.read<{ quiet: string | null }>('SELECT quiet FROM alert_settings WHERE owner_id = $1', [ownerId]);
+    return toQuietHours(r?.quiet);
+  }
+
+  async setQuietHours(ownerId: number, quiet: QuietHours | null): Promise<void> {
+    try {
+      await this.db.change(
+        'INSERT INTO alert_settings (owner_id, quiet) VALUES ($1, $2) ON CONFLICT (owner_id) DO UPDATE SET quiet = excluded.quiet',
+        [ownerId, quiet === null ? null : JSON.stringify({ from: quiet.from, to: quiet.to, timezone: quiet.timezone })],
+      );
+    } catch (err) {
+      if (isForeignKeyViolation(err)) throw new VtsError('VTS_ERR_UNKNOWN_USER', `owner id ${ownerId}`);
+      throw err;
+    }
+  }
+}
