@@ -4,9 +4,10 @@
  * one line when it is missing). The owner adds a rule (a threshold the server refuses shows the
  * error at that field), a place rule naming Work, and an offline rule; sets quiet hours (a time
  * zone the server refuses is shown at its field); edits and deletes rules at 390 px; turns the
- * quiet hours off. Each step is checked in the page and in the API. The page fits both widths,
- * throws nothing and no request fails but the two refusals asked for. Screenshots at 1366 and
- * 390 px go to test-artifacts/e2e/ (git-ignored); the 1366 one is docs/images/alerts.png.
+ * quiet hours off. Each step is checked in the page and in the API. The Notifications tab names
+ * a rule's event and until when quiet hours held it. The page fits both widths, throws nothing
+ * and no request fails but the two refusals asked for. Screenshots at 1366 and 390 px go to
+ * test-artifacts/e2e/ (git-ignored); the 1366 one is docs/images/alerts.png.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -57,6 +58,13 @@ test('dashboard: alert rules added, refused at the field, edited and deleted; qu
   await store.addVehicle({ id: 'DEMO1', ownerId: owner.id, name: 'Demo car', carPassword: 'NETPASS' });
   const home = await store.drives.addPlace(owner.id, HOME);
   const work = await store.drives.addPlace(owner.id, WORK);
+  // a rule's alert held for quiet hours until the next full hour (what the Notifications tab shows of it)
+  const now = Math.floor(Date.now() / 1000);
+  const heldUntil = now - (now % 3600) + 3600;
+  await store.push.addNotification(
+    { ownerId: owner.id, vehicleId: 'DEMO1', alertType: 'I', text: 'DEMO1 reached 80 % (240 km)', time: now, event: 'soc-reached', rule: 1, holdUntil: heldUntil },
+    { off: new Map(), limit: { burst: 0, intervalSeconds: 60 }, push: true },
+  );
   await store.close();
 
   const server = await serve(dataDir);
@@ -206,6 +214,17 @@ test('dashboard: alert rules added, refused at the field, edited and deleted; qu
   await page.getByTestId('alert-rule').first().waitFor();
   assert.deepEqual(await listed(page), ['When the SOC reaches 90 % while charging', 'When leaving Home']);
   await page.locator('[data-testid="quiet-state"][data-state="off"]').waitFor();
+
+  // the Notifications tab names a rule's event, and until when it was held (the offline rule may
+  // have fired too: the car never connected)
+  await page.getByTestId('tab-notifications').click();
+  await page.getByTestId('push-notification').first().waitFor();
+  assert.equal(await page.locator('[data-testid="push-event"][data-event="soc-reached"]').textContent(), 'SOC reached while charging');
+  const hhmm = new Date(heldUntil * 1000).toLocaleTimeString('en-US', { hour: '2-digit', minute: '2-digit', timeZone: 'Europe/Berlin' });
+  assert.deepEqual(await page.getByTestId('push-held').allTextContents(), [`held until ${hhmm}`]);
+  await page.setViewportSize(PHONE);
+  await fitsWidth(page, 'notifications at 390 px');
+  await shot(page, 'alerts-notifications-390');
 
   assert.deepEqual(errors, []);
   assert.deepEqual(refusals, ['POST /api/alerts/DEMO1 400', 'PUT /api/alerts 400'], 'only the two refusals asked for');

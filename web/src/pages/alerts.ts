@@ -18,7 +18,7 @@ import { quietHoursCard } from './quiet-hours';
 import type { Panel, VehicleContext } from './vehicle';
 
 export function alertsPanel(ctx: VehicleContext): Panel {
-  const status = h('p', { class: 'muted', role: 'status', 'data-testid': 'alerts-status' }, 'Loading…');
+  const status = h('p', { class: 'muted small', role: 'status', 'data-testid': 'alerts-status' }, 'Loading…');
   const listError = h('p', { class: 'error', role: 'alert', 'data-testid': 'alerts-error', hidden: true });
   const list = h('ul', { class: 'alert-rules', 'data-testid': 'alert-rules' });
   const empty = h(
