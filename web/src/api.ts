@@ -5,6 +5,9 @@
  */
 import type {
   AbrpLinkInfo,
+  AlertRuleInput,
+  AlertRuleRow,
+  AlertSettings,
   BatteryReport,
   Charge,
   ChargeDetail,
@@ -285,6 +288,28 @@ export function linkAbrp(vehicleId: string, token: string): Promise<AbrpLinkInfo
 
 export async function unlinkAbrp(vehicleId: string): Promise<void> {
   await call<unknown>(`/api/abrp/${enc(vehicleId)}`, { method: 'DELETE' });
+}
+
+// --- alerts the server computes (docs/alerts.md) ---
+
+/** The vehicle's alert rules, ordered by id. */
+export const alertRules = (vehicleId: string): Promise<AlertRuleRow[]> => call(`/api/alerts/${enc(vehicleId)}`);
+
+/** Adds a rule, or replaces rule `id` (its kind may change too). */
+export function saveAlertRule(vehicleId: string, rule: AlertRuleInput, id?: number): Promise<AlertRuleRow> {
+  const path = `/api/alerts/${enc(vehicleId)}`;
+  return id === undefined ? call(path, { method: 'POST', json: rule }) : call(`${path}/${id}`, { method: 'PUT', json: rule });
+}
+
+export async function removeAlertRule(vehicleId: string, id: number): Promise<void> {
+  await call<unknown>(`/api/alerts/${enc(vehicleId)}/${id}`, { method: 'DELETE' });
+}
+
+/** The owner's alert settings (quiet hours), for all their vehicles. */
+export const alertSettings = (): Promise<AlertSettings> => call('/api/alerts');
+
+export function saveAlertSettings(settings: AlertSettings): Promise<AlertSettings> {
+  return call('/api/alerts', { method: 'PUT', json: settings });
 }
 
 // --- account ---

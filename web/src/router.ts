@@ -4,9 +4,9 @@
  * `#/vehicle/<ID>/charges/<n>`, `#/places`, `#/account`.
  */
 
-export type VehicleTab = 'live' | 'history' | 'drives' | 'charges' | 'battery' | 'stats' | 'console' | 'notifications' | 'integrations' | 'abrp';
+export type VehicleTab = 'live' | 'history' | 'drives' | 'charges' | 'battery' | 'stats' | 'console' | 'alerts' | 'notifications' | 'integrations' | 'abrp';
 
-const TABS: readonly string[] = ['live', 'history', 'drives', 'charges', 'battery', 'stats', 'console', 'notifications', 'integrations', 'abrp'];
+const TABS: readonly string[] = ['live', 'history', 'drives', 'charges', 'battery', 'stats', 'console', 'alerts', 'notifications', 'integrations', 'abrp'];
 /** The tabs whose rows open a page of their own. */
 const ITEM_TABS: readonly string[] = ['drives', 'charges'];
 

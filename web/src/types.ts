@@ -3,6 +3,8 @@ import type { BatteryReport, CapacitySample, DrainSample } from '../../src/core/
 import type { ChargeJson, DriveJson, PlaceRef } from '../../src/core/drives/export.js';
 import type { StatsPeriod, StatsRow } from '../../src/core/drives/stats.js';
 import type { ChargeSample, DistanceUnits, PathPoint, Place, PlaceInput, TariffWindow } from '../../src/core/drives/types.js';
+import type { RuleKind, RuleSettings } from '../../src/core/alerts/rules.js';
+import type { QuietHours } from '../../src/core/alerts/delivery.js';
 
 export interface SessionInfo {
   user: string;
@@ -220,7 +222,30 @@ export interface NotificationEntry {
   time: number;
   /** over the vehicle's rate limit: recorded, not delivered */
   limited: boolean;
+  /** a rule's alert: the rule's kind, or `online`; null for the car's own notifications */
+  event: string | null;
+  /** a rule's alert: the rule's id; null for the car's own notifications */
+  rule: number | null;
+  /** until when the deliveries were held for the owner's quiet hours (epoch s); null: not held */
+  heldUntil: number | null;
   deliveries: NotificationDelivery[];
+}
+
+// --- alerts the server computes (issue 30, docs/alerts.md): the core's own types, imported as
+// types only ---
+
+export type { QuietHours, RuleKind };
+
+/** A rule's kind and settings: the body of `POST` and `PUT /api/alerts/<id>[/<ruleId>]`. */
+export type AlertRuleInput = RuleSettings;
+
+/** `GET /api/alerts/<id>`: one rule; `created` epoch s. */
+export type AlertRuleRow = RuleSettings & { id: number; created: number };
+
+/** `GET|PUT /api/alerts`: the owner's settings for all their vehicles. */
+export interface AlertSettings {
+  /** null: none (alerts are pushed at once) */
+  quietHours: QuietHours | null;
 }
 
 // --- drives, charges, places, battery and stats (docs/web-api.md "Drives and charges"): the

@@ -1,12 +1,14 @@
 /**
  * Vehicle / Notifications: the vehicle's latest push notifications (`GET /api/notifications/<id>`),
  * newest first, each a <details> with its deliveries (channel, app or target, state) and their
- * attempts (time, outcome). Read each time the tab is shown, a moment after the car pushes one
- * (live stream), and again every few seconds while a delivery is still under way.
+ * attempts (time, outcome); an alert of one of the owner's rules names its event (Alerts tab), one
+ * held for the quiet hours says until when. Read each time the tab is shown, a moment after the
+ * car pushes one (live stream), and again every few seconds while a delivery is still under way.
  */
 import { ApiError, notificationHistory, notifyTargets } from '../api';
 import { h, on, replace, setText } from '../dom';
 import { dateTimeText } from '../format';
+import { eventLabel } from '../alert-text';
 import { alertKind, channelLabel, stateLabel, stateTone } from '../push-text';
 import type { DeliveryState, NotificationDelivery, NotificationEntry } from '../types';
 import type { Panel, VehicleContext } from './vehicle';
@@ -31,6 +33,12 @@ function outcome(n: NotificationEntry): { text: string; tone: string } {
   const tones = n.deliveries.map((d) => stateTone(d.state));
   const tone = tones.includes('bad') ? 'bad' : tones.every((t) => t === 'good') ? 'good' : tones.includes('warn') ? 'warn' : 'neutral';
   return { text: [...counts].map(([label, count]) => `${count} ${label}`).join(' · '), tone };
+}
+
+/** Until when a notification was held for quiet hours: `07:00`, with the date when a day or more later. */
+function heldText(time: number, until: number): string {
+  if (until - time >= 86400) return dateTimeText(until);
+  return new Date(until * 1000).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 }
 
 function attemptItem(a: NotificationDelivery['attempts'][number]): HTMLLIElement {
@@ -73,7 +81,9 @@ function notificationItem(n: NotificationEntry, targets: ReadonlyMap<number, str
         'span',
         { class: 'push-note-head' },
         h('span', { class: 'badge' }, kind),
+        n.event ? h('span', { class: 'badge event', 'data-testid': 'push-event', 'data-event': n.event, title: n.rule === null ? undefined : `alert rule #${n.rule}` }, eventLabel(n.event)) : null,
         h('time', { datetime: new Date(n.time * 1000).toISOString() }, dateTimeText(n.time, true)),
+        n.heldUntil ? h('span', { class: 'push-held', 'data-testid': 'push-held', title: 'Held for your quiet hours' }, `held until ${heldText(n.time, n.heldUntil)}`) : null,
         h('span', { class: `push-outcome ${o.tone}`, 'data-testid': n.limited ? 'push-limited' : 'push-outcome' }, o.text),
       ),
       h('span', { class: 'text' }, n.text),

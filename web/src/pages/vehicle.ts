@@ -1,8 +1,10 @@
 /**
  * One vehicle: a header with its name (the owner's name for it, else its id), one state (the
  * car online with its link, offline, or the live updates (re)connecting) and the tabs Live, Drives,
- * Charges, Battery, Stats, History, Console, Notifications (what was pushed, and how each
- * delivery went), Integrations (Home Assistant) and ABRP (the link to the owner's ABRP account); a drive or a charge opens in its tab. The page first makes sure the vehicle is
+ * Charges, Battery, Stats, History, Console, Alerts (the rules by which the server alerts the
+ * owner, and the owner's quiet hours), Notifications (what was pushed, and how each delivery went),
+ * Integrations (Home Assistant) and ABRP (the link to the owner's ABRP account); a drive or a
+ * charge opens in its tab. The page first makes sure the vehicle is
  * one of the user's (`GET /api/overview`): an unknown vehicle, or another owner's, shows
  * "not found" and calls nothing more (no stream, no 403s polled). Then the live stream is opened
  * for the whole page (it feeds the badge, the Live tab, the Console's buttons and the
@@ -16,6 +18,7 @@ import { LiveStream, type StreamState } from '../live-stream';
 import { href, type Page, type Route, type VehicleTab } from '../router';
 import type { LiveLink, OverviewRow } from '../types';
 import { abrpPanel } from './abrp';
+import { alertsPanel } from './alerts';
 import { batteryPanel } from './battery';
 import { chargesPanel } from './charges';
 import { consolePanel } from './console';
@@ -58,6 +61,7 @@ const TABS: { tab: VehicleTab; label: string }[] = [
   { tab: 'stats', label: 'Stats' },
   { tab: 'history', label: 'History' },
   { tab: 'console', label: 'Console' },
+  { tab: 'alerts', label: 'Alerts' },
   { tab: 'notifications', label: 'Notifications' },
   { tab: 'integrations', label: 'Integrations' },
   { tab: 'abrp', label: 'ABRP' },
@@ -71,6 +75,7 @@ const PANELS: Record<VehicleTab, (ctx: VehicleContext) => Panel> = {
   battery: batteryPanel,
   stats: statsPanel,
   console: consolePanel,
+  alerts: alertsPanel,
   notifications: notificationsPanel,
   integrations: integrationsPanel,
   abrp: abrpPanel,
