@@ -16,7 +16,7 @@ import { findCycles, importGraph, readImports, type Edge } from './support/impor
 
 type LayerName =
   | 'errors' | 'core' | 'util' | 'types'
-  | 'store' | 'auth' | 'hub' | 'cluster' | 'push' | 'drives' | 'abrp' | 'metrics' | 'import'
+  | 'store' | 'auth' | 'hub' | 'cluster' | 'push' | 'drives' | 'abrp' | 'alerts' | 'metrics' | 'import'
   | 'mp' | 'http' | 'mqtt' | 'cli'
   | 'module' | 'mp-client'
   | 'server';
@@ -54,6 +54,8 @@ const LAYERS: Record<LayerName, Layer> = {
   push: { what: 'push notifications (outbox and providers)', holds: ['push/'], may: SERVICES },
   drives: { what: 'drives and charges recorded from the car data, and rebuilt from the history', holds: ['drives/'], may: SERVICES },
   abrp: { what: 'live telemetry sent to ABRP for the linked vehicles', holds: ['abrp/'], may: SERVICES },
+  // hears the finished drives of the recorder
+  alerts: { what: 'the alerts the server computes from the car data', holds: ['alerts/'], may: [...SERVICES, 'drives'] },
   metrics: { what: 'Prometheus metrics', holds: ['metrics/'], may: [...BASE, 'store', 'hub'] },
   import: { what: 'vts import from a reference database', holds: ['import/'], may: [...BASE, 'store', 'auth'] },
 
