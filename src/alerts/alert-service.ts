@@ -18,7 +18,8 @@
  * `saveSeconds`: a car's readings cost no write per record.
  *
  * Which vehicles have rules is one read for the whole fleet, made again when the store's rule
- * counter moves (read every `pollMs`): a car without rules costs one map lookup per record.
+ * counter moves (read every `pollMs`); it tells, per vehicle, whether its rules changed, and only
+ * those vehicles read their rules again. A car without rules costs one map lookup per record.
  */
 import type { Logger } from 'pino';
 import { alertTypeOf, type Alert } from '../core/alerts/alert.js';
@@ -86,8 +87,8 @@ interface Track {
 
 export class AlertService {
   private readonly tracks = new Map<string, Track>();
-  /** Vehicles with rules and their owners. */
-  private ruled = new Map<string, number>();
+  /** Vehicles with rules: their owners, and what changes with their rules. */
+  private ruled = new Map<string, { ownerId: number; tag: string }>();
   private rulesVersion = -1;
   private readonly stops: (() => void)[] = [];
   private poller: NodeJS.Timeout | null = null;
@@ -157,7 +158,7 @@ export class AlertService {
   }
 
   private linkChanged(vehicleId: string, ownerId: number | null): void {
-    const owner = this.ruled.get(vehicleId);
+    const owner = this.ruled.get(vehicleId)?.ownerId;
     if (owner === undefined) return;
     if (ownerId === null) {
       // another node's change: the car now on another node is that node's to decide
@@ -276,13 +277,17 @@ export class AlertService {
         const version = await this.deps.store.alerts.rulesVersion();
         if (version === this.rulesVersion) return;
         const ruled = await this.deps.store.alerts.ruledVehicles();
+        const before = this.ruled;
         this.rulesVersion = version;
-        this.ruled = new Map(ruled.map((r) => [r.vehicleId, r.ownerId]));
-        for (const t of this.tracks.values()) {
-          t.rules = null;
-          // a new rule may be due at once (offline for long already): a tick evaluates it
-          if (this.ruled.has(t.vehicleId)) this.input(t.vehicleId, t.ownerId, { type: 'tick' });
-          else this.drop(t.vehicleId);
+        this.ruled = new Map(ruled.map((r) => [r.vehicleId, { ownerId: r.ownerId, tag: r.rulesTag }]));
+        for (const t of [...this.tracks.values()]) {
+          const now = this.ruled.get(t.vehicleId);
+          if (now === undefined) this.drop(t.vehicleId);
+          else if (now.tag !== before.get(t.vehicleId)?.tag) {
+            t.rules = null;
+            // a new rule may be due at once (offline for long already): a tick evaluates it
+            this.input(t.vehicleId, t.ownerId, { type: 'tick' });
+          }
         }
         if (this.leading) this.scan();
       } catch (err) {
@@ -297,7 +302,7 @@ export class AlertService {
   /** The leader's look at the vehicles with rules whose car is connected nowhere. */
   private scan(): void {
     if (this.closed) return;
-    for (const [vehicleId, ownerId] of this.ruled) {
+    for (const [vehicleId, { ownerId }] of this.ruled) {
       if (this.tracks.has(vehicleId) || this.deps.carAnywhere(vehicleId)) continue;
       this.enqueue(vehicleId, ownerId, (t) => this.connectedNowhere(t));
     }

@@ -1,7 +1,7 @@
 /** The alert_rules rows of both databases as StoredRule values (src/store/alerts-store.ts). */
 import { checkQuietHours, type QuietHours } from '../core/alerts/delivery.js';
 import { checkRule, type RuleSettings } from '../core/alerts/rules.js';
-import type { StoredRule } from './alerts-store.js';
+import type { RuledVehicle, StoredRule } from './alerts-store.js';
 
 export interface AlertRuleRow {
   id: number;
@@ -10,6 +10,23 @@ export interface AlertRuleRow {
 }
 
 export const RULE_COLUMNS = 'id, settings, created';
+
+/** Every vehicle with rules, with what tells a change of its rules (both databases). */
+export const RULED_SQL = `SELECT r.vehicle_id, v.owner_id, count(*) AS n, max(r.rev) AS rev
+  FROM alert_rules r JOIN vehicles v ON v.id = r.vehicle_id
+  GROUP BY r.vehicle_id, v.owner_id ORDER BY r.vehicle_id`;
+
+export interface RuledRow {
+  vehicle_id: string;
+  owner_id: number | string;
+  n: number | string;
+  rev: number | string;
+}
+
+/** Any change to a vehicle's rules changes (count, max(rev)): an add or a change raises max(rev), a removal alone lowers the count. */
+export function toRuled(r: RuledRow): RuledVehicle {
+  return { vehicleId: r.vehicle_id, ownerId: Number(r.owner_id), rulesTag: `${Number(r.n)}:${Number(r.rev)}` };
+}
 
 /** The settings as stored: the checked settings as JSON (the kind first). */
 export function settingsJson(rule: RuleSettings): string {

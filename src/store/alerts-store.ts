@@ -30,6 +30,8 @@ export interface SavedAlertState {
 export interface RuledVehicle {
   vehicleId: string;
   ownerId: number;
+  /** Changes whenever the vehicle's rules change (their count and the counter of the last write). */
+  rulesTag: string;
 }
 
 export interface AlertsStore {

@@ -7,11 +7,11 @@ import type { QuietHours } from '../../core/alerts/delivery.js';
 import type { RuleSettings } from '../../core/alerts/rules.js';
 import { VtsError } from '../../errors.js';
 import type { AlertsStore, RuledVehicle, SavedAlertState, StoredRule } from '../alerts-store.js';
-import { RULE_COLUMNS, settingsJson, toQuietHours, toRule, toRules, type AlertRuleRow } from '../alerts-rows.js';
+import { RULE_COLUMNS, RULED_SQL, settingsJson, toQuietHours, toRule, toRuled, toRules, type AlertRuleRow, type RuledRow } from '../alerts-rows.js';
 import { type PgAccess } from './pg-connection.js';
 import { isForeignKeyViolation } from './pg-errors.js';
 
-const BUMP = "UPDATE vts_meta SET value = (value::bigint + 1)::text WHERE key = 'alert_rules_version'";
+const BUMP = "UPDATE vts_meta SET value = (value::bigint + 1)::text WHERE key = 'alert_rules_version' RETURNING value";
 
 export class PgAlertsStore implements AlertsStore {
   constructor(private readonly db: PgAccess) {}
@@ -20,18 +20,18 @@ export class PgAlertsStore implements AlertsStore {
     return toRules(await this.db.read<AlertRuleRow>(`SELECT ${RULE_COLUMNS} FROM alert_rules WHERE vehicle_id = $1 ORDER BY id`, [vehicleId.toUpperCase()]));
   }
 
-  /** One statement on the rules and the change counter, in one transaction. */
+  /** The change counter moved on, and one statement on the rules with its new value as `$1`, in one transaction. */
   private changeRules(sql: string, values: unknown[]): Promise<AlertRuleRow[]> {
     return this.db.transaction(async (client) => {
-      const { rows } = await client.query<AlertRuleRow>(sql, values);
-      if (rows.length > 0) await client.query(BUMP);
+      const bumped = await client.query<{ value: string }>(BUMP);
+      const { rows } = await client.query<AlertRuleRow>(sql, [Number(bumped.rows[0]!.value), ...values]);
       return rows;
     });
   }
 
   async addRule(vehicleId: string, rule: RuleSettings, time: number): Promise<StoredRule> {
     try {
-      const rows = await this.changeRules(`INSERT INTO alert_rules (vehicle_id, settings, created) VALUES ($1, $2, $3) RETURNING ${RULE_COLUMNS}`, [
+      const rows = await this.changeRules(`INSERT INTO alert_rules (rev, vehicle_id, settings, created) VALUES ($1, $2, $3, $4) RETURNING ${RULE_COLUMNS}`, [
         vehicleId.toUpperCase(),
         settingsJson(rule),
         time,
@@ -44,7 +44,7 @@ export class PgAlertsStore implements AlertsStore {
   }
 
   async updateRule(vehicleId: string, id: number, rule: RuleSettings): Promise<StoredRule | undefined> {
-    const rows = await this.changeRules(`UPDATE alert_rules SET settings = $1 WHERE vehicle_id = $2 AND id = $3 RETURNING ${RULE_COLUMNS}`, [
+    const rows = await this.changeRules(`UPDATE alert_rules SET rev = $1, settings = $2 WHERE vehicle_id = $3 AND id = $4 RETURNING ${RULE_COLUMNS}`, [
       settingsJson(rule),
       vehicleId.toUpperCase(),
       id,
@@ -53,16 +53,13 @@ export class PgAlertsStore implements AlertsStore {
   }
 
   async removeRule(vehicleId: string, id: number): Promise<boolean> {
-    const rows = await this.changeRules('DELETE FROM alert_rules WHERE vehicle_id = $1 AND id = $2 RETURNING id, settings, created', [vehicleId.toUpperCase(), id]);
+    // $1 (the counter) is not needed by a removal: a lower count tells it
+    const rows = await this.changeRules('DELETE FROM alert_rules WHERE $1::bigint IS NOT NULL AND vehicle_id = $2 AND id = $3 RETURNING id, settings, created', [vehicleId.toUpperCase(), id]);
     return rows.length > 0;
   }
 
   async ruledVehicles(): Promise<RuledVehicle[]> {
-    const rows = await this.db.read<{ vehicle_id: string; owner_id: string | number }>(
-      'SELECT v.id AS vehicle_id, v.owner_id FROM vehicles v WHERE EXISTS (SELECT 1 FROM alert_rules r WHERE r.vehicle_id = v.id) ORDER BY v.id',
-      [],
-    );
-    return rows.map((r) => ({ vehicleId: r.vehicle_id, ownerId: Number(r.owner_id) }));
+    return (await this.db.read<RuledRow>(RULED_SQL, [])).map(toRuled);
   }
 
   async rulesVersion(): Promise<number> {

@@ -349,7 +349,10 @@ export const MIGRATIONS: readonly Migration[] = [
         id         INTEGER PRIMARY KEY AUTOINCREMENT,
         vehicle_id TEXT    NOT NULL REFERENCES vehicles (id) ON DELETE CASCADE,
         settings   TEXT    NOT NULL,
-        created    INTEGER NOT NULL
+        created    INTEGER NOT NULL,
+        -- the rule counter's value when the row was written: a vehicle's (count, max(rev)) changes
+        -- with every change to its rules
+        rev        INTEGER NOT NULL
       );
       CREATE INDEX alert_rules_vehicle ON alert_rules (vehicle_id, id);
       -- Each vehicle's alert engine state (JSON), saved only over the version it was read at.

@@ -8,22 +8,20 @@ import type { QuietHours } from '../../core/alerts/delivery.js';
 import type { RuleSettings } from '../../core/alerts/rules.js';
 import { VtsError } from '../../errors.js';
 import type { AlertsStore, RuledVehicle, SavedAlertState, StoredRule } from '../alerts-store.js';
-import { RULE_COLUMNS, settingsJson, toQuietHours, toRule, toRules, type AlertRuleRow } from '../alerts-rows.js';
+import { RULE_COLUMNS, RULED_SQL, settingsJson, toQuietHours, toRule, toRuled, toRules, type AlertRuleRow, type RuledRow } from '../alerts-rows.js';
 import { isForeignKeyViolation } from './sqlite-errors.js';
 
-const BUMP = "UPDATE vts_meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'alert_rules_version'";
+const BUMP = "UPDATE vts_meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'alert_rules_version' RETURNING CAST(value AS INTEGER)";
 
 function prepareStatements(db: Database.Database) {
   return {
     list: db.prepare<[string], AlertRuleRow>(`SELECT ${RULE_COLUMNS} FROM alert_rules WHERE vehicle_id = ? ORDER BY id`),
-    add: db.prepare<[string, string, number], AlertRuleRow>(`INSERT INTO alert_rules (vehicle_id, settings, created) VALUES (?, ?, ?) RETURNING ${RULE_COLUMNS}`),
-    update: db.prepare<[string, string, number], AlertRuleRow>(`UPDATE alert_rules SET settings = ? WHERE vehicle_id = ? AND id = ? RETURNING ${RULE_COLUMNS}`),
+    add: db.prepare<[string, string, number, number], AlertRuleRow>(`INSERT INTO alert_rules (vehicle_id, settings, created, rev) VALUES (?, ?, ?, ?) RETURNING ${RULE_COLUMNS}`),
+    update: db.prepare<[string, number, string, number], AlertRuleRow>(`UPDATE alert_rules SET settings = ?, rev = ? WHERE vehicle_id = ? AND id = ? RETURNING ${RULE_COLUMNS}`),
     remove: db.prepare<[string, number]>('DELETE FROM alert_rules WHERE vehicle_id = ? AND id = ?'),
-    bump: db.prepare(BUMP),
+    bump: db.prepare<[], number>(BUMP).pluck(),
     version: db.prepare<[], string>("SELECT value FROM vts_meta WHERE key = 'alert_rules_version'").pluck(),
-    ruled: db.prepare<[], { vehicle_id: string; owner_id: number }>(
-      `SELECT v.id AS vehicle_id, v.owner_id FROM vehicles v WHERE EXISTS (SELECT 1 FROM alert_rules r WHERE r.vehicle_id = v.id) ORDER BY v.id`,
-    ),
+    ruled: db.prepare<[], RuledRow>(RULED_SQL),
     loadState: db.prepare<[string], { version: number; state: string }>('SELECT version, state FROM alert_state WHERE vehicle_id = ?'),
     firstState: db.prepare<[string, string]>('INSERT INTO alert_state (vehicle_id, version, state) VALUES (?, 1, ?) ON CONFLICT (vehicle_id) DO NOTHING'),
     nextState: db.prepare<[string, string, number]>('UPDATE alert_state SET version = version + 1, state = ? WHERE vehicle_id = ? AND version = ?'),
@@ -36,7 +34,7 @@ function prepareStatements(db: Database.Database) {
 
 export class SqliteAlertsStore implements AlertsStore {
   private readonly s: ReturnType<typeof prepareStatements>;
-  private readonly changeTx: <T>(fn: () => T) => T;
+  private readonly changeTx: <T>(fn: (rev: number) => T) => T;
 
   /** `open` throws VTS_ERR_STORE_CLOSED once the store is closed. */
   constructor(
@@ -44,12 +42,9 @@ export class SqliteAlertsStore implements AlertsStore {
     private readonly open: () => void,
   ) {
     this.s = prepareStatements(db);
-    const tx = db.transaction((fn: () => unknown) => {
-      const out = fn();
-      this.s.bump.run();
-      return out;
-    });
-    this.changeTx = <T>(fn: () => T): T => tx.immediate(fn) as T;
+    // the counter moves first: the rows written carry its new value
+    const tx = db.transaction((fn: (rev: number) => unknown) => fn(this.s.bump.get()!));
+    this.changeTx = <T>(fn: (rev: number) => T): T => tx.immediate(fn) as T;
   }
 
   async listRules(vehicleId: string): Promise<StoredRule[]> {
@@ -60,7 +55,7 @@ export class SqliteAlertsStore implements AlertsStore {
   async addRule(vehicleId: string, rule: RuleSettings, time: number): Promise<StoredRule> {
     this.open();
     try {
-      const row = this.changeTx(() => this.s.add.get(vehicleId.toUpperCase(), settingsJson(rule), time)!);
+      const row = this.changeTx((rev) => this.s.add.get(vehicleId.toUpperCase(), settingsJson(rule), time, rev)!);
       return toRule(row)!;
     } catch (err) {
       if (isForeignKeyViolation(err)) throw new VtsError('VTS_ERR_UNKNOWN_VEHICLE', vehicleId);
@@ -70,7 +65,7 @@ export class SqliteAlertsStore implements AlertsStore {
 
   async updateRule(vehicleId: string, id: number, rule: RuleSettings): Promise<StoredRule | undefined> {
     this.open();
-    const row = this.changeTx(() => this.s.update.get(settingsJson(rule), vehicleId.toUpperCase(), id));
+    const row = this.changeTx((rev) => this.s.update.get(settingsJson(rule), rev, vehicleId.toUpperCase(), id));
     return row && toRule(row);
   }
 
@@ -81,7 +76,7 @@ export class SqliteAlertsStore implements AlertsStore {
 
   async ruledVehicles(): Promise<RuledVehicle[]> {
     this.open();
-    return this.s.ruled.all().map((r) => ({ vehicleId: r.vehicle_id, ownerId: Number(r.owner_id) }));
+    return this.s.ruled.all().map(toRuled);
   }
 
   async rulesVersion(): Promise<number> {
