@@ -3,21 +3,11 @@
  * sentence a person reads, times as "1 h 30 min", the units the page enters `after` in, and the
  * field a server error names. Pure (no DOM): the unit test imports it.
  */
+import { RULE_KINDS } from '../../src/core/alerts/rules.js';
 import type { AlertRuleInput, AlertRuleRow, RuleKind } from './types.js';
 
-/** The kinds in the order the form offers them. */
-export const KINDS: readonly RuleKind[] = [
-  'soc-reached',
-  'soc-below',
-  'charge-started',
-  'charge-done',
-  'charge-stopped',
-  'offline',
-  'place-arrive',
-  'place-leave',
-  'v12-low',
-  'drive-report',
-];
+/** The kinds in the order the form offers them: the server's order. */
+export const KINDS: readonly RuleKind[] = RULE_KINDS;
 
 /** A setting of a rule: which kinds have it is KIND_INFO's `settings`. */
 export type Setting = 'threshold' | 'after' | 'place';
