@@ -8,7 +8,8 @@
  * `alerts` role also looks, every `scanSeconds` and whenever rules change, at the vehicles with
  * rules whose car is connected nowhere: their engines learn the link is down (since the car was
  * last heard) and run their waits, so `offline` fires with no node holding the car, after a
- * restart as well.
+ * restart as well. It looks again at a car whose presence on another node ends (that node left or
+ * was found dead): the scan at the moment it took the lead may have come before.
  *
  * One writer decides: the state is saved before an alert is raised, only over the version it was
  * computed from (src/store/alerts-store.ts). When another writer (another node, or this node's
@@ -161,8 +162,11 @@ export class AlertService {
     const owner = this.ruled.get(vehicleId)?.ownerId;
     if (owner === undefined) return;
     if (ownerId === null) {
-      // another node's change: the car now on another node is that node's to decide
-      if (this.deps.carAnywhere(vehicleId) && !this.deps.carHere(vehicleId)) this.drop(vehicleId);
+      // another node's change: the car now on another node is that node's to decide; a car now
+      // connected nowhere (its node left or died: it may not have told its engine) is the leader's
+      if (this.deps.carAnywhere(vehicleId)) {
+        if (!this.deps.carHere(vehicleId)) this.drop(vehicleId);
+      } else if (this.leading) this.lookAt(vehicleId, owner);
       return;
     }
     this.input(vehicleId, owner, { type: 'link', online: this.deps.carAnywhere(vehicleId) });
@@ -301,23 +305,26 @@ export class AlertService {
 
   /** The leader's look at the vehicles with rules whose car is connected nowhere. */
   private scan(): void {
-    if (this.closed) return;
-    for (const [vehicleId, { ownerId }] of this.ruled) {
-      if (this.tracks.has(vehicleId) || this.deps.carAnywhere(vehicleId)) continue;
-      this.enqueue(vehicleId, ownerId, (t) => this.connectedNowhere(t));
-    }
+    for (const [vehicleId, { ownerId }] of this.ruled) this.lookAt(vehicleId, ownerId);
+  }
+
+  /** The leader's look at one vehicle with rules, when its car is connected nowhere and not followed here already. */
+  private lookAt(vehicleId: string, ownerId: number): void {
+    if (this.closed || this.tracks.has(vehicleId) || this.deps.carAnywhere(vehicleId)) return;
+    this.enqueue(vehicleId, ownerId, (t) => this.connectedNowhere(t));
   }
 
   /**
    * A vehicle whose car is connected nowhere: an engine that still believes it connected (a crash,
-   * a node that died) learns it is not, since the car was last heard; else its waits run.
+   * a node that died) learns it is not, since the car was last heard; else its waits run. A car
+   * never heard of (no last update) is offline from now on: its `offline` wait counts from the
+   * first look, not from 1970.
    */
   private async connectedNowhere(t: Track): Promise<void> {
     await this.load(t);
     const facts = t.state!.facts;
     if (this.closed || facts.online === false || this.deps.carAnywhere(t.vehicleId)) return this.apply(t, { type: 'tick' });
     const vehicle = await this.deps.store.getVehicle(t.vehicleId);
-    // a car never heard of is offline from now on, not since 1970
     const since = Math.min(this.deps.seconds(), vehicle?.lastUpdate ?? this.deps.seconds());
     return this.apply(t, { type: 'link', online: false, since });
   }
