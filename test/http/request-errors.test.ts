@@ -39,6 +39,8 @@ const JSON_CALLS = new Set([
   'POST:places',
   'PUT:places',
   'PUT:abrp',
+  'POST:alerts',
+  'PUT:alerts',
 ]);
 
 /** Every POST and PUT a client can make: the route list, `/api/*` as every call of the API. */
