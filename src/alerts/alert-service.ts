@@ -317,16 +317,17 @@ export class AlertService {
   /**
    * A vehicle whose car is connected nowhere: an engine that still believes it connected (a crash,
    * a node that died) learns it is not, since the car was last heard; else its waits run. A car
-   * never heard of (no last update) is offline from now on: its `offline` wait counts from the
-   * first look, not from 1970.
+   * never heard of (no last update, no link in the state: a module not installed yet) has no
+   * outage to tell: its engine learns of the link when the car first connects.
    */
   private async connectedNowhere(t: Track): Promise<void> {
     await this.load(t);
     const facts = t.state!.facts;
     if (this.closed || facts.online === false || this.deps.carAnywhere(t.vehicleId)) return this.apply(t, { type: 'tick' });
     const vehicle = await this.deps.store.getVehicle(t.vehicleId);
-    const since = Math.min(this.deps.seconds(), vehicle?.lastUpdate ?? this.deps.seconds());
-    return this.apply(t, { type: 'link', online: false, since });
+    const heard = vehicle?.lastUpdate ?? (facts.online === null ? null : facts.linkSince);
+    if (heard === null) return this.apply(t, { type: 'tick' });
+    return this.apply(t, { type: 'link', online: false, since: Math.min(this.deps.seconds(), heard) });
   }
 
   /** Forgets vehicles heard of long ago that wait for nothing and are not connected here. */

@@ -65,6 +65,9 @@ test('a notification gets one delivery per active subscription of its owner and 
       text: 'Alarm sounding',
       time: 1000,
       limited: false,
+      event: null,
+      rule: null,
+      heldUntil: null,
       deliveries: [
         { channel: 'apns', appId: 'a', targetId: 0, state: 'pending', attempts: [] },
         { channel: 'fcm', appId: 'b', targetId: 0, state: 'pending', attempts: [] },
