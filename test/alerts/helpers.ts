@@ -65,8 +65,8 @@ export const sRecord = (soc: number, state: string, range = 200) => `${soc},K,23
 export const dRecord = (volts: number, ignition = false, odometer?: number) =>
   [ignition ? 0xc0 : 0x40, 8, 4, 0, 0, 0, 0, odometer === undefined ? '' : Math.round(odometer * 10), 0, 0, 0, 0, 0, 0, volts, 0, 0, 0, 0, 0, 0].join(',');
 
-/** An `L` record at the position (GPS locked). */
-export const lRecord = (lat: number, lon: number, speed = 0) => [lat, lon, 0, 100, 1, 1, speed, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0].join(',');
+/** An `L` record at the position (GPS locked), with the car's energy counter (field 11, kWh used since ignition). */
+export const lRecord = (lat: number, lon: number, speed = 0, used = 0) => [lat, lon, 0, 100, 1, 1, speed, 0, 0, 0, used, 0, 0, 0, 0, 0, 0, 0, 0].join(',');
 
 /** Sends the records one second apart (the server hears the last of each code per second). */
 export async function sendSpaced(car: { send(code: string, data: string): void }, records: readonly [string, string][]): Promise<void> {
