@@ -14,8 +14,8 @@
  * One writer decides: the state is saved before an alert is raised, only over the version it was
  * computed from (src/store/alerts-store.ts). When another writer (another node, or this node's
  * own earlier life) saved since, the state is read again and the input applied to it: what fired
- * is in the state, so nothing fires twice, after a restart or a failover either. A state whose
- * deciding part (memos, charge and link facts) did not change is saved at most every
+ * is in the state, so nothing fires twice, after a restart or a failover either. An evaluation
+ * that changed only readings (SOC, 12 V, position; the engine says so) is saved at most every
  * `saveSeconds`: a car's readings cost no write per record.
  *
  * Which vehicles have rules is one read for the whole fleet, made again when the store's rule
@@ -24,7 +24,7 @@
  */
 import type { Logger } from 'pino';
 import { alertTypeOf, type Alert } from '../core/alerts/alert.js';
-import { decidingPart, emptyAlertState, evaluate, nextWake, type AlertContext, type AlertInput, type AlertState } from '../core/alerts/engine.js';
+import { emptyAlertState, evaluate, nextWake, type AlertContext, type AlertInput, type AlertState } from '../core/alerts/engine.js';
 import type { DriveSession } from '../core/drives/types.js';
 import { vehicleLabel } from '../core/push/message.js';
 import type { AlertTag } from '../hub/notifications/notifications.js';
@@ -65,6 +65,10 @@ export interface AlertServiceOptions {
 const DRIVE_REPORT_SECONDS = 3600;
 /** Saves tried for one input before it is given up (each after reading the other writer's state). */
 const SAVE_TRIES = 3;
+/** Seconds the names and places the texts and place rules use are believed before they are read again. */
+const BASE_SECONDS = 60;
+/** Seconds before a vehicle whose evaluation failed (a store error) is tried again. */
+const RETRY_SECONDS = 10;
 /** The longest single timer (ms): a longer wait is checked again then. */
 const MAX_TIMER_MS = 6 * 3600 * 1000;
 const LIVE = new Set(['S', 'D', 'L']);
@@ -74,11 +78,14 @@ interface Track {
   ownerId: number;
   /** The rules and what the texts need; null: to read (again). */
   rules: StoredRule[] | null;
-  base: Omit<AlertContext, 'units'> | null;
+  /** The car's name and places for the texts; `units` is set from the state before each evaluation. */
+  base: AlertContext | null;
+  /** When `base` was read; `gen` counts the times the rules or base were set aside (a read that began before is read again). */
+  baseAt: number;
+  gen: number;
   /** The state and the version it was loaded or saved at; null: to read. */
   state: AlertState | null;
   version: number;
-  savedPart: string;
   savedAt: number;
   chain: Promise<void>;
   timer: NodeJS.Timeout | null;
@@ -129,8 +136,20 @@ export class AlertService {
   /** The vehicle's rules changed on this node: read at once. */
   rulesChanged(vehicleId: string): void {
     const t = this.tracks.get(vehicleId.toUpperCase());
-    if (t) t.rules = null;
+    if (t) this.setAside(t);
     void this.refresh();
+  }
+
+  /** The owner's places changed on this node: read at once (other nodes read them within a minute). */
+  placesChanged(ownerId: number): void {
+    for (const t of this.tracks.values()) if (t.ownerId === ownerId) this.setAside(t);
+  }
+
+  /** The rules and base are read again before the next evaluation, also when a read is under way. */
+  private setAside(t: Track): void {
+    t.rules = null;
+    t.base = null;
+    t.gen++;
   }
 
   /** A finished drive stored by the session recorder. */
@@ -182,7 +201,7 @@ export class AlertService {
     if (this.closed) return;
     let t = this.tracks.get(vehicleId);
     if (!t) {
-      t = { vehicleId, ownerId, rules: null, base: null, state: null, version: 0, savedPart: '', savedAt: 0, chain: Promise.resolve(), timer: null, wakeAt: null, heard: 0 };
+      t = { vehicleId, ownerId, rules: null, base: null, baseAt: 0, gen: 0, state: null, version: 0, savedAt: 0, chain: Promise.resolve(), timer: null, wakeAt: null, heard: 0 };
       this.tracks.set(vehicleId, t);
     }
     const track = t;
@@ -191,26 +210,42 @@ export class AlertService {
       .then(() => step(track))
       .catch((err: unknown) => {
         track.state = null;
-        track.rules = null;
-        logStoreFailure(this.deps.log, 'error', err, { vehicle: vehicleId }, 'alerts: evaluating failed; the vehicle starts again from its saved state');
+        this.setAside(track);
+        logStoreFailure(this.deps.log, 'error', err, { vehicle: vehicleId }, `alerts: evaluating failed; the vehicle starts again from its saved state in ${RETRY_SECONDS} s`);
+        this.retryLater(track);
       });
+  }
+
+  /** A tick in a while (no timer is set: nothing waits), so that a failure is not the vehicle's last word. */
+  private retryLater(t: Track): void {
+    if (this.closed || t.timer !== null) return;
+    t.wakeAt = null;
+    t.timer = setTimeout(() => {
+      t.timer = null;
+      this.input(t.vehicleId, t.ownerId, { type: 'tick' });
+    }, RETRY_SECONDS * 1000);
+    t.timer.unref();
   }
 
   private async load(t: Track): Promise<void> {
     const { store } = this.deps;
-    if (t.rules === null || t.base === null) {
+    while (t.rules === null || t.base === null || this.deps.seconds() - t.baseAt >= BASE_SECONDS) {
+      const gen = t.gen;
       const rules = await store.alerts.listRules(t.vehicleId);
       const vehicle = await store.getVehicle(t.vehicleId);
-      if (vehicle) t.ownerId = vehicle.ownerId;
-      const places = rules.some((r) => r.kind === 'place-arrive' || r.kind === 'place-leave') ? await store.drives.listPlaces(t.ownerId) : [];
-      t.base = { vehicleId: t.vehicleId, name: vehicleLabel(t.vehicleId, vehicle?.name ?? ''), places, capacity: null };
+      const ownerId = vehicle?.ownerId ?? t.ownerId;
+      const places = rules.some((r) => r.kind === 'place-arrive' || r.kind === 'place-leave') ? await store.drives.listPlaces(ownerId) : [];
+      // set aside meanwhile (a rule or place changed): what was read may be the old one
+      if (t.gen !== gen) continue;
+      t.ownerId = ownerId;
+      t.base = { vehicleId: t.vehicleId, name: vehicleLabel(t.vehicleId, vehicle?.name ?? ''), units: 'K', places, capacity: null };
+      t.baseAt = this.deps.seconds();
       t.rules = rules;
     }
     if (t.state === null) {
       const saved = await store.alerts.loadState(t.vehicleId);
       t.state = saved ? (JSON.parse(saved.state) as AlertState) : emptyAlertState();
       t.version = saved?.version ?? 0;
-      t.savedPart = saved ? decidingPart(t.state) : '';
       t.savedAt = this.deps.seconds();
     }
   }
@@ -223,12 +258,11 @@ export class AlertService {
       const state = t.state!;
       if (rules.length === 0) return this.schedule(t);
       const now = this.deps.seconds();
-      const { state: next, fired } = evaluate(state, rules, input, now, { ...t.base!, units: state.facts.units });
-      const part = decidingPart(next);
-      if (fired.length === 0 && part === t.savedPart && now - t.savedAt < this.o.saveSeconds) {
-        t.state = next;
-        return this.schedule(t);
-      }
+      const base = t.base!;
+      base.units = state.facts.units;
+      // in place: a save refused or failed reads the state again from the store
+      const { state: next, fired, changed } = evaluate(state, rules, input, now, base, { inPlace: true });
+      if (!changed && now - t.savedAt < this.o.saveSeconds) return this.schedule(t);
       const version = await this.deps.store.alerts.saveState(t.vehicleId, t.version, JSON.stringify(next));
       if (version === null) {
         // another writer saved since: its state is the one to go on from
@@ -237,12 +271,12 @@ export class AlertService {
       }
       t.state = next;
       t.version = version;
-      t.savedPart = part;
       t.savedAt = now;
       for (const a of fired) this.raise(t, a);
       return this.schedule(t);
     }
     this.deps.log.warn({ vehicle: t.vehicleId }, 'alerts: the state kept moving elsewhere; this input is left to the other writer');
+    this.retryLater(t);
   }
 
   private raise(t: Track, a: Alert): void {
@@ -288,7 +322,7 @@ export class AlertService {
           const now = this.ruled.get(t.vehicleId);
           if (now === undefined) this.drop(t.vehicleId);
           else if (now.tag !== before.get(t.vehicleId)?.tag) {
-            t.rules = null;
+            this.setAside(t);
             // a new rule may be due at once (offline for long already): a tick evaluates it
             this.input(t.vehicleId, t.ownerId, { type: 'tick' });
           }

@@ -10,6 +10,8 @@ export interface AlertsSide {
   readonly service: AlertService;
   /** A vehicle's rules changed on this node (the HTTP API). */
   rulesChanged(vehicleId: string): void;
+  /** An owner's places changed on this node (the HTTP API). */
+  placesChanged(ownerId: number): void;
   close(): Promise<void>;
 }
 
@@ -37,6 +39,7 @@ export async function startAlerts(hub: Hub, store: Store, log: Logger, cluster: 
   return {
     service,
     rulesChanged: (vehicleId: string) => service.rulesChanged(vehicleId),
+    placesChanged: (ownerId: number) => service.placesChanged(ownerId),
     close: async () => {
       stopDrives?.();
       await service.close();

@@ -67,7 +67,7 @@ async function plan(store: Store, user: string, vehicleId: string | undefined): 
   }
   const nameOf = (id: string): string => vehicles.find((v) => v.id === id)?.name ?? '';
   const time = Math.floor(Date.now() / 1000);
-  const base = { id: 0, notificationId: 0, state: 'pending' as const, attempts: 0, ownerId: owner.id, ownerName: owner.name, alertType: 'I', text: TEST_TEXT, time, event: null, rule: null, receipt: '' };
+  const base = { id: 0, notificationId: 0, state: 'pending' as const, attempts: 0, ownerId: owner.id, ownerName: owner.name, alertType: 'I', text: TEST_TEXT, time, event: null, rule: null, heldUntil: null, receipt: '' };
   const out: Planned[] = [];
   for (const s of await store.push.listSubscriptions(owner.id, vehicleId)) {
     const channel = subscriptionChannel(s.pushType, s.pushKeyValue);

@@ -68,7 +68,7 @@ export interface HttpContext {
   /** ABRP links; none: ABRP is not configured (a link cannot be made). */
   abrp?: AbrpLinks;
   /** The alert engines of this node (src/alerts/): told when a vehicle's rules change here. */
-  alerts?: { rulesChanged(vehicleId: string): void };
+  alerts?: { rulesChanged(vehicleId: string): void; placesChanged(ownerId: number): void };
   /** What the embedded MQTT broker offers (null: no embedded broker); known once it listens. */
   mqttInfo: () => MqttInfo | null;
 }

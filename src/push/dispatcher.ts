@@ -4,7 +4,8 @@
  * channel has its own loop and its own slots, so a provider that is slow or down holds up only
  * its own deliveries. The retry policy lives here: exponential back-off from `retryFirstSeconds`
  * (doubling, at most `retryMaxSeconds`, at least what `Retry-After` asked), and giving up once
- * the next try would come more than `giveUpSeconds` after the notification was raised. A service
+ * the next try would come more than `giveUpSeconds` after the notification was raised (or, held
+ * for the owner's quiet hours, after they ended). A service
  * that asks to slow down (429, 503) gets nothing more for a while, its other deliveries put off
  * unsent (src/push/endpoint-holds.ts): the whole channel, or one target's server.
  */
@@ -78,7 +79,8 @@ const RECORD_RETRY_MS = 250;
 
 /** The outcome of a result: the retry policy. Pure: `now` in epoch seconds. */
 export function outcomeOf(item: DeliveryItem, result: SendResult, now: number, o: Omit<DispatcherOptions, 'claimer'>): AttemptOutcome {
-  const deadline = item.time + o.giveUpSeconds;
+  // a delivery held for quiet hours has its whole time to go once they end
+  const deadline = (item.heldUntil ?? item.time) + o.giveUpSeconds;
   switch (result.kind) {
     case 'delivered':
       return { state: 'delivered', detail: result.detail };

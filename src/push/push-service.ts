@@ -36,6 +36,8 @@ export class PushService implements Notifier {
   private readonly rules: NotificationRules;
   /** The channels that are off, as the delivery thread found them. */
   private readonly off = new Map<Channel, string>();
+  /** Per vehicle, the last notification being written (each waits for the one before). */
+  private readonly writing = new Map<string, Promise<void>>();
   /** Channels with new deliveries, told to the thread at the end of the turn. */
   private readonly toKick = new Set<Channel>();
   /** Settles once the thread has said which providers are off (the outbox skips them). */
@@ -76,7 +78,8 @@ export class PushService implements Notifier {
 
   submit(n: PushNotification): void {
     const rules = n.push ? this.rules : { ...this.rules, push: false };
-    this.ready
+    // a vehicle's notifications are written in the order they came (the quiet hours' read comes first)
+    const written = (this.writing.get(n.vehicleId) ?? this.ready)
       .then(() => this.holdOf(n))
       .then((holdUntil) => this.store.push.addNotification(holdUntil === undefined ? n : { ...n, holdUntil }, rules))
       .then(
@@ -86,11 +89,15 @@ export class PushService implements Notifier {
         },
         (err: unknown) => this.log.error({ err, vehicle: n.vehicleId }, 'push: writing a notification to the outbox failed: it is not delivered'),
       );
+    this.writing.set(n.vehicleId, written);
+    void written.then(() => {
+      if (this.writing.get(n.vehicleId) === written) this.writing.delete(n.vehicleId);
+    });
   }
 
   /** When the owner's quiet hours that hold `n` end; undefined: sent at once (none, an alarm, or unreadable settings). */
   private async holdOf(n: PushNotification): Promise<number | undefined> {
-    if (n.event === undefined && n.alertType === 'A') return undefined;
+    if (!n.push || (n.event === undefined && n.alertType === 'A')) return undefined;
     try {
       return quietEnds(await this.store.alerts.getQuietHours(n.ownerId), n.time) ?? undefined;
     } catch (err) {

@@ -132,6 +132,7 @@ export interface ClaimRow {
   time: number;
   event: string | null;
   rule: number | string | null;
+  held_until: number | string | null;
   push_type: string | null;
   push_key_type: string | null;
   push_key_value: string | null;
@@ -142,7 +143,7 @@ export interface ClaimRow {
 
 /** The columns every claim query selects (deliveries d, notifications n, owners o, vehicles v, subscriptions s, targets t). */
 export const CLAIM_COLUMNS = `d.id, d.notification_id, d.channel, d.state, d.attempts, d.app_id, d.target_id, d.address,
-  d.receipt, n.owner_id, o.name AS owner_name, n.vehicle_id, v.name AS vehicle_name, n.alert_type, n.text, n.time, n.event, n.rule,
+  d.receipt, n.owner_id, o.name AS owner_name, n.vehicle_id, v.name AS vehicle_name, n.alert_type, n.text, n.time, n.event, n.rule, n.held_until,
   s.push_type, s.push_key_type, s.push_key_value, CAST(s.active AS INTEGER) AS active, t.url, t.secret`;
 
 /** The FROM of the claim queries: a subscription matched by owner, vehicle and app id, a target by id and owner. */
@@ -181,6 +182,7 @@ export function claimVerdict(r: ClaimRow): ClaimVerdict {
       time: r.time,
       event: r.event,
       rule: r.rule === null ? null : Number(r.rule),
+      heldUntil: r.held_until === null ? null : Number(r.held_until),
       appId: r.app_id,
       targetId: r.target_id,
       keyType,

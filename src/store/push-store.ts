@@ -88,6 +88,8 @@ export interface DeliveryItem {
   /** A rule's alert: its kind (or `online`) and the rule's id; null for the car's own notifications. */
   event: string | null;
   rule: number | null;
+  /** Until when the delivery was held for the owner's quiet hours (the retries count from then); null: not held. */
+  heldUntil: number | null;
   /** The subscription's app id ('' for a user target). */
   appId: string;
   /** The user target's id (0 for a subscription). */

@@ -32,3 +32,25 @@ test('arrive and leave: once each crossing; the first position and the margin fi
     [leave.id, 'TESTCAR left Work'],
   ]);
 });
+
+test('a place moved while the car is connected: the rule follows the place at once', async (t) => {
+  const h = await alertHarness(t);
+  const made = await h.asDemo('/api/places', json('POST', { name: 'Home', lat: WORK.lat, lon: WORK.lon, radius: 100 }));
+  const place = JSON.parse(made.body) as { id: number };
+  await h.addRule({ kind: 'place-arrive', place: place.id });
+  await sleep(500);
+  const car = await h.car();
+  const moved = { lat: WORK.lat + 0.05, lon: WORK.lon };
+  await sendSpaced(car, [['L', lRecord(WORK.lat + 0.02, WORK.lon)]]);
+  const changed = await h.asDemo(`/api/places/${place.id}`, json('PUT', { name: 'New home', lat: moved.lat, lon: moved.lon, radius: 100 }));
+  assert.equal(changed.status, 200, changed.body);
+  await sendSpaced(car, [
+    ['L', lRecord(WORK.lat, WORK.lon)], // where the place was: nothing
+    ['L', lRecord(moved.lat + 0.01, moved.lon)],
+    ['L', lRecord(moved.lat, moved.lon)], // where it is now
+  ]);
+  const [hook] = await h.waitHooks(1);
+  assert.equal(hook!.text, 'TESTCAR arrived at New home');
+  await sleep(1000);
+  assert.deepEqual(events(h), ['place-arrive']);
+});

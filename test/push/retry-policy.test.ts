@@ -10,7 +10,7 @@ const T = 1_800_000_000;
 function item(over: Partial<DeliveryItem> = {}): DeliveryItem {
   return {
     id: 1, notificationId: 1, channel: 'fcm', state: 'pending', attempts: 0, ownerId: 1, ownerName: 'demo', vehicleId: 'DEMO1', vehicleName: '',
-    alertType: 'A', text: 'x', time: T, event: null, rule: null, appId: 'app', targetId: 0, keyType: 'production', address: 'tok', secret: '', receipt: '', ...over,
+    alertType: 'A', text: 'x', time: T, event: null, rule: null, heldUntil: null, appId: 'app', targetId: 0, keyType: 'production', address: 'tok', secret: '', receipt: '', ...over,
   };
 }
 
@@ -44,6 +44,17 @@ test('a retry after the give-up time is a failure', () => {
   const out = outcomeOf(item({ attempts: 4 }), { kind: 'temporary', detail: 'HTTP 503' }, T + 3500, o);
   assert.equal(out.state, 'failed');
   assert.match(out.detail, /gave up after 5 tries: HTTP 503/);
+});
+
+test('held for quiet hours: the give-up time counts from their end, not from when it was raised', () => {
+  // raised at T, held 9 h (o.giveUpSeconds is 1 h): released at T + 9 h, its first try fails
+  const held = item({ heldUntil: T + 9 * 3600 });
+  const out = outcomeOf(held, { kind: 'temporary', detail: 'HTTP 503' }, T + 9 * 3600, o);
+  assert.equal(out.state, 'pending', 'tried again');
+  const late = outcomeOf({ ...held, attempts: 4 }, { kind: 'temporary', detail: 'HTTP 503' }, T + 9 * 3600 + 3500, o);
+  assert.equal(late.state, 'failed', 'an hour after the release it gives up');
+  const wait = outcomeOf({ ...held, channel: 'expo', state: 'receipt', receipt: 'r1' }, { kind: 'wait', detail: 'not yet' }, T + 9 * 3600 + 60, o);
+  assert.equal(wait.state, 'receipt', 'a receipt is still looked for');
 });
 
 test('Expo: accepted waits for its receipt; a missing receipt is looked for again, then counted as delivered', () => {

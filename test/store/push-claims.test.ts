@@ -42,6 +42,7 @@ test('claims: due deliveries of one channel, oldest first, with what a provider 
     time: 300,
     event: null,
     rule: null,
+    heldUntil: null,
     appId: 'app',
     targetId: 0,
     keyType: 'sandbox',

@@ -95,6 +95,8 @@ export interface AlertContext extends VehicleShow {
 export interface Evaluation {
   state: AlertState;
   fired: Alert[];
+  /** Whether the state must be saved before the alerts are raised (see `evaluate`). */
+  changed: boolean;
 }
 
 export function emptyAlertState(): AlertState {
@@ -188,7 +190,7 @@ function driveReport(s: Step, d: DriveSession): void {
   s.fire('drive-report', driveText(s.car, { distance: d.distance, units, duration: d.end - d.start, energy: driveEnergy(d, s.car.capacity ?? null) }));
 }
 
-function step(s: Step): void {
+function stepRule(s: Step): void {
   const { rule, m, f, c, now } = s;
   switch (rule.kind) {
     case 'soc-reached':
@@ -214,7 +216,8 @@ function step(s: Step): void {
       }
       if (f.online === false && !m.fired && now - f.linkSince >= rule.after) {
         m.fired = true;
-        s.fire('offline', texts.offline(s.car, rule.after));
+        // the outage as long as it is (a wait noticed late, after a crash, tells its real length)
+        s.fire('offline', texts.offline(s.car, now - f.linkSince));
       }
       return;
     case 'place-arrive':
@@ -230,38 +233,91 @@ function step(s: Step): void {
   }
 }
 
-/**
- * One input for one vehicle at `now` (epoch seconds; inputs in time order): the next state and
- * the alerts fired, in rule order. `rules` are the vehicle's rules as stored now.
- */
-export function evaluate(state: AlertState, rules: readonly AlertRule[], input: AlertInput, now: number, car: AlertContext): Evaluation {
-  const next = copyState(state);
+/** Options of `evaluate`. */
+export interface EvaluateOptions {
+  /**
+   * Change the given state in place instead of a copy (the caller owns it and reads it again from
+   * its store when a save fails). The default keeps the given state as it was.
+   */
+  inPlace?: boolean;
+}
+
+/** Signatures of the rules seen (a rule object's settings never change: the store gives new ones). */
+const signatures = new WeakMap<AlertRule, string>();
+
+function signatureOf(rule: AlertRule): string {
+  let sig = signatures.get(rule);
+  if (sig === undefined) {
+    sig = ruleSignature(rule);
+    signatures.set(rule, sig);
+  }
+  return sig;
+}
+
+/** The memos for `rules` (each rule's, or a fresh one when it is new or changed); the same object when nothing changed. */
+function memosFor(state: AlertState, rules: readonly AlertRule[]): Record<string, RuleMemo> {
+  const old = state.memos;
+  let same = Object.keys(old).length === rules.length;
+  for (let i = 0; same && i < rules.length; i++) {
+    const rule = rules[i]!;
+    same = old[rule.id]?.sig === signatureOf(rule);
+  }
+  if (same) return old;
   const memos: Record<string, RuleMemo> = {};
   for (const rule of rules) {
-    const old = next.memos[String(rule.id)];
-    memos[String(rule.id)] = old !== undefined && old.sig === ruleSignature(rule) ? old : newMemo(rule, next.facts);
+    const m = old[rule.id];
+    memos[rule.id] = m !== undefined && m.sig === signatureOf(rule) ? m : newMemo(rule, state.facts);
   }
-  next.memos = memos;
-  const c = applyInput(next.facts, input, now);
-  const fired: Alert[] = [];
-  for (const rule of rules) {
-    const m = memos[String(rule.id)] as RuleMemo;
-    const fire = (kind: AlertKind, text: string): void => {
-      fired.push({ rule: rule.id, kind, vehicleId: car.vehicleId, time: now, text });
-    };
-    step({ rule, m, f: next.facts, c, input, now, car, fire });
-  }
-  return { state: next, fired };
+  return memos;
+}
+
+/** The facts that decide something, as they were before an input. */
+function factsKey(f: CarFacts): readonly unknown[] {
+  return [f.chargeState, f.charging, f.chargeSeq, f.stop?.at, f.stop?.soc, f.online, f.linkSince, f.units];
+}
+
+/** Whether a memo moved (its fields other than `sig`, which never changes for a kept memo). */
+function memoMoved(m: RuleMemo, fired: boolean, below: boolean, seq: number | null, at: number | null, inside: boolean | null, keys: number): boolean {
+  return m.fired !== fired || m.below !== below || m.seq !== seq || m.at !== at || m.inside !== inside || m.keys.length !== keys;
 }
 
 /**
- * What of a state must be saved before anything else happens (its memos, and the charge and link
- * facts the waits and re-arming depend on), as text: when it is unchanged, an evaluation changed
- * only readings (SOC, range, 12 V, position) that the next records give again, and saving it can wait.
+ * One input for one vehicle at `now` (epoch seconds; inputs in time order): the next state and
+ * the alerts fired, in rule order, and whether anything must be saved before they are raised
+ * (`changed`: a memo, a new or changed rule, or a fact the rules decide on moved; false when the
+ * input changed only readings such as the SOC, the 12 V or the position). `rules` are the
+ * vehicle's rules as stored now.
  */
-export function decidingPart(state: AlertState): string {
-  const f = state.facts;
-  return JSON.stringify([state.memos, f.chargeState, f.charging, f.chargeSeq, f.stop, f.online, f.linkSince, f.units]);
+export function evaluate(state: AlertState, rules: readonly AlertRule[], input: AlertInput, now: number, car: AlertContext, opts: EvaluateOptions = {}): Evaluation {
+  const next = opts.inPlace === true ? state : copyState(state);
+  const memos = memosFor(next, rules);
+  let changed = memos !== next.memos;
+  next.memos = memos;
+  const before = factsKey(next.facts);
+  const c = applyInput(next.facts, input, now);
+  const after = factsKey(next.facts);
+  for (let i = 0; !changed && i < before.length; i++) changed = before[i] !== after[i];
+  const fired: Alert[] = [];
+  const step: Step = {
+    rule: rules[0]!,
+    m: undefined as unknown as RuleMemo,
+    f: next.facts,
+    c,
+    input,
+    now,
+    car,
+    fire: (kind, text) => fired.push({ rule: step.rule.id, kind, vehicleId: car.vehicleId, time: now, text }),
+  };
+  for (const rule of rules) {
+    const m = memos[rule.id] as RuleMemo;
+    const { fired: f0, below, seq, at, inside } = m;
+    const keys = m.keys.length;
+    step.rule = rule;
+    step.m = m;
+    stepRule(step);
+    if (!changed) changed = memoMoved(m, f0, below, seq, at, inside, keys);
+  }
+  return { state: next, fired, changed: changed || fired.length > 0 };
 }
 
 /**
@@ -277,7 +333,7 @@ export function nextWake(state: AlertState, rules: readonly AlertRule[], now: nu
   };
   for (const rule of rules) {
     const m = state.memos[String(rule.id)];
-    if (m === undefined || m.sig !== ruleSignature(rule)) continue;
+    if (m === undefined || m.sig !== signatureOf(rule)) continue;
     if (rule.kind === 'charge-stopped' && f.stop !== null && m.at !== f.stop.at) at(f.stop.at + rule.after);
     if (rule.kind === 'offline' && f.online === false && !m.fired) at(f.linkSince + rule.after);
     if (rule.kind === 'v12-low' && m.at !== null && !m.fired) at(m.at + rule.after);

@@ -93,10 +93,12 @@ export const addAlert: ApiRoute = {
 /** `PUT /api/alerts/<VEHICLEID>/<id>` with the whole rule: 200 and the rule (a changed rule starts afresh). */
 async function changeRule(call: ApiCall) {
     const { ctx, reply, args } = call;
-    const id = args.length === 2 ? idOf(args[1]) : null;
-    if (id === null) return notFound(call, 'no such rule');
+    if (args.length !== 2) return notFound(call, 'no such rule');
+    // another owner's vehicle is refused as such, whatever the rule id
     const v = await ownVehicle(call);
     if (!v) return notYours(call);
+    const id = idOf(args[1]);
+    if (id === null) return notFound(call, 'no such rule');
     const rule = await checkedRule(call);
     if (rule === null) return reply;
     const stored = await ctx.store.alerts.updateRule(v.id, id, rule);
@@ -110,10 +112,12 @@ export const removeAlert: ApiRoute = {
   rights: CHANGE_RIGHTS,
   async handler(call) {
     const { ctx, reply, args } = call;
-    const id = args.length === 2 ? idOf(args[1]) : null;
-    if (id === null) return notFound(call, 'no such rule');
+    if (args.length !== 2) return notFound(call, 'no such rule');
+    // another owner's vehicle is refused as such, whatever the rule id
     const v = await ownVehicle(call);
     if (!v) return notYours(call);
+    const id = idOf(args[1]);
+    if (id === null) return notFound(call, 'no such rule');
     if (!(await ctx.store.alerts.removeRule(v.id, id))) return notFound(call, 'no such rule');
     changed(call, 'alert.remove', v.id, { rule: id });
     return status(reply, 204).send();

@@ -40,6 +40,8 @@ const fieldMessage = (field: string, message: string) => (message.startsWith(fie
 
 async function retag(call: ApiCall): Promise<void> {
   const { ctx, principal } = call;
+  // the alerts' place rules see the change at once (other nodes within a minute)
+  ctx.alerts?.placesChanged(principal.ownerId);
   const places = await ctx.store.drives.listPlaces(principal.ownerId);
   const changed = await retagOwner(ctx.store, principal.ownerId, places);
   ctx.log.info({ user: principal.ownerName, sessions: changed }, 'sessions re-tagged after a place changed');

@@ -65,6 +65,8 @@ export class Notifications {
   private counter = randomInt(0x10000);
   /** The texts recorded per vehicle within the last 60 s (the collapse of repeats). */
   private readonly sent = new Map<string, SentText[]>();
+  /** When the memory was last swept of vehicles silent for 60 s. */
+  private swept = 0;
 
   constructor(private readonly hub: NotifierHub) {}
 
@@ -72,7 +74,9 @@ export class Notifications {
   private repeated(vehicleId: string, text: string, time: number): boolean {
     const recent = this.sent.get(vehicleId) ?? [];
     if (collapse(recent, vehicleId, text, time)) return true;
-    if (this.sent.size >= SENT_SWEEP_SIZE && !this.sent.has(vehicleId)) {
+    // at most once a minute, and only when many vehicles are remembered
+    if (this.sent.size >= SENT_SWEEP_SIZE && time - this.swept > COLLAPSE_SECONDS) {
+      this.swept = time;
       for (const [id, list] of this.sent) if (list.every((s) => time - s.time > COLLAPSE_SECONDS)) this.sent.delete(id);
     }
     this.sent.set(vehicleId, rememberSent(recent, vehicleId, text, time));

@@ -178,3 +178,29 @@ test('each drive key is reported once however often it is delivered', () => {
     fuzzParams(200),
   );
 });
+
+test('in place gives what a copy gives; an evaluation that says nothing changed moved only readings', () => {
+  /** What must be saved before an alert: the memos and the facts the rules decide on (not the readings). */
+  const deciding = (s: AlertState): string => {
+    const f = s.facts;
+    return JSON.stringify([s.memos, f.chargeState, f.charging, f.chargeSeq, f.stop, f.online, f.linkSince, f.units]);
+  };
+  fc.assert(
+    fc.property(steps, (raw) => {
+      let copy = emptyAlertState();
+      const own = emptyAlertState();
+      for (const s of timed(raw)) {
+        const before = deciding(copy);
+        const a = evaluate(copy, rules, s.input, s.t, car);
+        const b = evaluate(own, rules, s.input, s.t, car, { inPlace: true });
+        assert.equal(b.state, own, 'the same object');
+        assert.deepEqual(b.fired, a.fired);
+        assert.equal(b.changed, a.changed);
+        assert.deepEqual(JSON.parse(JSON.stringify(own)), JSON.parse(JSON.stringify(a.state)));
+        if (!a.changed) assert.equal(deciding(a.state), before, 'unchanged means the deciding part is as it was');
+        copy = a.state;
+      }
+    }),
+    fuzzParams(),
+  );
+});

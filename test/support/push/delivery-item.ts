@@ -19,6 +19,7 @@ export function deliveryItem(channel: Channel, over: Partial<DeliveryItem> = {})
     time: 1_700_000_000,
     event: null,
     rule: null,
+    heldUntil: null,
     appId: 'app-1',
     targetId: 0,
     keyType: '',
