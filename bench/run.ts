@@ -8,6 +8,7 @@
  *                    [--redis redis://127.0.0.1:6379] [--cluster-samples 1000] [--http-load wrk|autocannon]
  *                    [--push-subscriptions 1000] [--push-vehicles 100] [--push-alerts 5] [--push-rounds 3] [--push-delay 50]
  *                    [--import-rows 1000000] [--rebuild-rows 1000000] [--ha-vehicles 1000] [--ha-reps 5]
+ *                    [--alerts-cycle 20]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,7 +30,7 @@ import { reportImport, runImportBench } from './import.js';
 import { reportPush, runPushBench } from './push.js';
 import { fillHistory, reportSessions, runDrivesList, runRebuild, runSessionsIngest, seedDrives, SESSIONS_ROUNDS } from './sessions.js';
 import { HA_ROUNDS, reportHa, runHaAnnounce, runHaIngest, seedHaVehicles, settledRss } from './ha.js';
-import { ALERTS_ROUNDS, reportAlerts, runAlertsIngest } from './alerts.js';
+import { ALERTS_CYCLE, ALERTS_ROUNDS, reportAlerts, runAlertsIngest } from './alerts.js';
 import { redisProblem } from './lib/bench-cluster.js';
 import { loadTool } from './lib/http-load.js';
 
@@ -57,6 +58,7 @@ const { values } = parseArgs({
     'rebuild-rows': { type: 'string', default: '1000000' },
     'ha-vehicles': { type: 'string', default: '1000' },
     'ha-reps': { type: 'string', default: '5' },
+    'alerts-cycle': { type: 'string', default: String(ALERTS_CYCLE) },
   },
 });
 const CARS = Number(values.cars);
@@ -284,7 +286,8 @@ async function main(): Promise<void> {
       reports.push(reportHa(pair, announce));
     }
     if (!wanted || wanted === 'alerts') {
-      process.stderr.write(`Alerts: MP ingest of ${CARS} cars with 10 rules each and with none, alternating...\n`);
+      const cycle = Number(values['alerts-cycle']);
+      process.stderr.write(`Alerts: MP ingest of ${CARS} cars in a ${cycle} s cycle with 10 rules each and with none, alternating...\n`);
       const pair = await runAlertsIngest(
         () => startServerProcess(dataDir, DATABASE.args),
         { dataDir, database: DATABASE.url },
@@ -293,6 +296,7 @@ async function main(): Promise<void> {
         CARS,
         PASSWORD,
         SECONDS,
+        cycle,
       );
       reports.push(reportAlerts(pair));
     }
