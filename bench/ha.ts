@@ -16,10 +16,10 @@
 import { connectAsync, type MqttClient } from 'mqtt';
 import { hashPassword } from '../src/auth/password.js';
 import { openStore } from '../src/store/open.js';
-import { runIngest, type IngestResult } from './mp-ingest.js';
-import { waitForQuiet } from './lib/proc.js';
+import type { IngestResult } from './mp-ingest.js';
+import { alternateRounds, eachRound, measureIngest, median, medianCpu, medianRate, serverSettled, type RoundPair } from './lib/ingest-rounds.js';
 import type { ServerProcess } from './lib/server-process.js';
-import { fmt, mib, percentile } from './lib/stats.js';
+import { fmt, mib } from './lib/stats.js';
 
 /** The rounds of the ingest comparison: each way. */
 export const HA_ROUNDS = 3;
@@ -54,27 +54,12 @@ async function within<T>(p: Promise<T>, ms: number, failure: () => string): Prom
 const connectOwner = (port: number, account: Account, clientId: string): Promise<MqttClient> =>
   connectAsync(`mqtt://127.0.0.1:${port}`, { username: account.user, password: account.password, clientId, clean: true, reconnectPeriod: 0, connectTimeout: 30_000 });
 
-/** Waits until the server used at most 5 % of a core over two 200 ms windows in a row (at most `timeoutMs`). */
-async function serverSettled(server: ServerProcess, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let calm = 0;
-  while (calm < 2 && Date.now() < deadline) {
-    const before = server.cpuSeconds();
-    await new Promise((r) => setTimeout(r, 200));
-    calm = server.cpuSeconds() - before <= 0.01 ? calm + 1 : 0;
-  }
-  if (calm < 2) process.stderr.write(`  (the server stayed busy for ${timeoutMs / 1000} s; measuring anyway)\n`);
-}
-
 export interface HaIngestRound extends IngestResult {
   /** Messages the Home Assistant client received per second over the round (warm-up included). */
   haMessagesPerSecond: number;
 }
 
-export interface HaIngestPair {
-  on: HaIngestRound[];
-  off: HaIngestRound[];
-}
+export type HaIngestPair = RoundPair<HaIngestRound>;
 
 /**
  * Alternates servers with both features off and on (`rounds` each), each round with cars of its own
@@ -89,44 +74,34 @@ export async function runHaIngest(
   account: Account,
   rounds = HA_ROUNDS,
 ): Promise<HaIngestPair> {
-  const pair: HaIngestPair = { off: [], on: [] };
-  let next = 0;
-  for (let r = 0; r < rounds; r++) {
-    for (const mode of ['off', 'on'] as const) {
-      const own = vehicles.slice(next, next + cars);
-      next += cars;
-      if (own.length < cars) throw new Error(`the ha benchmark needs ${2 * rounds * cars} vehicles`);
-      const server = await start(['--mqtt-port', '0', ...(mode === 'off' ? ['--mqtt-mirror', 'off', '--ha-discovery', 'off'] : [])]);
-      let ha: MqttClient | null = null;
-      try {
-        ha = await connectOwner(server.mqttPort!, account, `ha-bench-${r}-${mode}`);
-        let received = 0;
-        ha.on('message', () => received++);
-        await ha.subscribeAsync(`ovms/${account.user}/#`, { qos: 0 });
-        // with the discovery off the broker refuses this filter (SUBACK 0x80), as it would Home Assistant's
-        await ha.subscribeAsync('homeassistant/#', { qos: 0 }).catch((err: unknown) => {
-          if (mode === 'on') throw err;
-        });
-        // Home Assistant's birth message (with the discovery off the broker would refuse it and close the connection)
-        if (mode === 'on') await ha.publishAsync('homeassistant/status', 'online');
-        await serverSettled(server); // the stored vehicles read and announced
-        await waitForQuiet(0.2, 10_000); // other processes on the machine
-        const from = received;
-        const started = performance.now();
-        const result = await runIngest([server], own, password, seconds, 0, changingPayloads);
-        const elapsed = (performance.now() - started) / 1000;
-        pair[mode].push({ ...result, haMessagesPerSecond: (received - from) / elapsed });
-        process.stderr.write(
-          `  round ${r + 1} ${mode}: ${fmt(result.carMessagesPerSecond)} car messages/s, ${fmt((result.serverCpuShare * 1e6) / result.carMessagesPerSecond, 2)} µs each; ` +
-            `CPU server ${fmt(result.serverCpuShare * 100)} %, generator ${fmt(result.generatorCpuShare * 100)} %, other ${fmt(result.otherCpuShare * 100)} %; round trip p50 ${fmt(result.rttP50Ms, 2)} ms\n`,
-        );
-      } finally {
-        await ha?.endAsync(true).catch(() => undefined);
-        await server.stop();
-      }
+  return alternateRounds('ha', vehicles, cars, rounds, async (mode, own, r) => {
+    const server = await start(['--mqtt-port', '0', ...(mode === 'off' ? ['--mqtt-mirror', 'off', '--ha-discovery', 'off'] : [])]);
+    let ha: MqttClient | null = null;
+    try {
+      ha = await connectOwner(server.mqttPort!, account, `ha-bench-${r}-${mode}`);
+      let received = 0;
+      ha.on('message', () => received++);
+      await ha.subscribeAsync(`ovms/${account.user}/#`, { qos: 0 });
+      // with the discovery off the broker refuses this filter (SUBACK 0x80), as it would Home Assistant's
+      await ha.subscribeAsync('homeassistant/#', { qos: 0 }).catch((err: unknown) => {
+        if (mode === 'on') throw err;
+      });
+      // Home Assistant's birth message (with the discovery off the broker would refuse it and close the connection)
+      if (mode === 'on') await ha.publishAsync('homeassistant/status', 'online');
+      let from = 0;
+      let started = 0;
+      // once the stored vehicles are read and announced, and other processes quiet
+      const result = await measureIngest(server, own, password, seconds, changingPayloads, `round ${r + 1} ${mode}`, () => {
+        from = received;
+        started = performance.now();
+      });
+      const elapsed = (performance.now() - started) / 1000;
+      return { ...result, haMessagesPerSecond: (received - from) / elapsed };
+    } finally {
+      await ha?.endAsync(true).catch(() => undefined);
+      await server.stop();
     }
-  }
-  return pair;
+  });
 }
 
 /** The RSS of a server once it has settled (for the same data with both features off). */
@@ -234,21 +209,15 @@ export async function runHaAnnounce(server: ServerProcess, account: Account, ids
   return { vehicles: ids.length, announcedAfterS: (announcedAt - startedAt) / 1000, rssAnnouncedBytes: rssAnnounced, peakRssBytes: server.peakRss(), reps: out };
 }
 
-const median = (xs: number[]): number => percentile([...xs].sort((a, b) => a - b), 50);
-
 export function reportHa(pair: HaIngestPair, announce: HaAnnounceResult): string {
-  const rate = (rs: IngestResult[]): number => median(rs.map((r) => r.carMessagesPerSecond));
-  const cpu = (rs: IngestResult[]): number => median(rs.map((r) => (r.serverCpuShare * 1e6) / r.carMessagesPerSecond));
-  const each = (rs: HaIngestRound[]): string =>
-    rs.map((r) => `${fmt(r.carMessagesPerSecond)} (${fmt((r.serverCpuShare * 1e6) / r.carMessagesPerSecond, 2)} µs, other processes ${fmt(r.otherCpuShare * 100)} %)`).join(', ');
-  const off = rate(pair.off);
-  const on = rate(pair.on);
+  const off = medianRate(pair.off);
+  const on = medianRate(pair.on);
   const reps = announce.reps;
   const ms = (f: (r: HaAnnounceResult['reps'][number]) => number): string => fmt(median(reps.map(f)));
   return [
     `Home Assistant: MP ingest, ${pair.on[0]?.cars ?? 0} cars, ${pair.on.length} rounds each way (medians), an owner's client on ovms/<owner>/# and homeassistant/#`,
-    `  mirror and discovery off: ${fmt(off)} car messages/s, ${fmt(cpu(pair.off), 2)} µs server CPU per message; rounds: ${each(pair.off)}`,
-    `  mirror and discovery on:  ${fmt(on)} car messages/s, ${fmt(cpu(pair.on), 2)} µs server CPU per message; rounds: ${each(pair.on)}`,
+    `  mirror and discovery off: ${fmt(off)} car messages/s, ${fmt(medianCpu(pair.off), 2)} µs server CPU per message; rounds: ${eachRound(pair.off)}`,
+    `  mirror and discovery on:  ${fmt(on)} car messages/s, ${fmt(medianCpu(pair.on), 2)} µs server CPU per message; rounds: ${eachRound(pair.on)}`,
     `  on / off: ${fmt((on / off) * 100)} % of the messages/s; the client received ${fmt(median(pair.on.map((r) => r.haMessagesPerSecond)))} messages/s (on), ${fmt(median(pair.off.map((r) => r.haMessagesPerSecond)))} (off)`,
     `Home Assistant: ${fmt(announce.vehicles)} vehicles of one owner announced ${fmt(announce.announcedAfterS, 1)} s after the server listened; a new client, ${reps.length} times (p50):`,
     `  connect ${ms((r) => r.connectMs)} ms; connect → all ${fmt(announce.vehicles)} configs (retained) ${ms((r) => r.allConfigsMs)} ms; birth → the ${fmt(announce.vehicles)} configs it brings again ${ms((r) => r.birthMs)} ms; connect → both ${ms((r) => r.totalMs)} ms`,

@@ -4,10 +4,11 @@
  * `vts serve` child process (this process is the load generator).
  *
  *   npm run bench -- [--cars 50] [--apps 0] [--seconds 10] [--idle 10000] [--http-seconds 10] [--command-vehicles 100]
- *                    [--mqtt-vehicles 50] [--mqtt-samples 200] [--only ingest|http|command|mqtt|push|idle|cluster|import|sessions|ha] [--database URL]
+ *                    [--mqtt-vehicles 50] [--mqtt-samples 200] [--only ingest|http|command|mqtt|push|idle|cluster|import|sessions|ha|alerts] [--database URL]
  *                    [--redis redis://127.0.0.1:6379] [--cluster-samples 1000] [--http-load wrk|autocannon]
  *                    [--push-subscriptions 1000] [--push-vehicles 100] [--push-alerts 5] [--push-rounds 3] [--push-delay 50]
  *                    [--import-rows 1000000] [--rebuild-rows 1000000] [--ha-vehicles 1000] [--ha-reps 5]
+ *                    [--alerts-cycle 20]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,6 +30,7 @@ import { reportImport, runImportBench } from './import.js';
 import { reportPush, runPushBench } from './push.js';
 import { fillHistory, reportSessions, runDrivesList, runRebuild, runSessionsIngest, seedDrives, SESSIONS_ROUNDS } from './sessions.js';
 import { HA_ROUNDS, reportHa, runHaAnnounce, runHaIngest, seedHaVehicles, settledRss } from './ha.js';
+import { ALERTS_CYCLE, ALERTS_ROUNDS, reportAlerts, runAlertsIngest } from './alerts.js';
 import { redisProblem } from './lib/bench-cluster.js';
 import { loadTool } from './lib/http-load.js';
 
@@ -56,6 +58,7 @@ const { values } = parseArgs({
     'rebuild-rows': { type: 'string', default: '1000000' },
     'ha-vehicles': { type: 'string', default: '1000' },
     'ha-reps': { type: 'string', default: '5' },
+    'alerts-cycle': { type: 'string', default: String(ALERTS_CYCLE) },
   },
 });
 const CARS = Number(values.cars);
@@ -115,7 +118,8 @@ async function main(): Promise<void> {
       !wanted || wanted === 'push' ? PUSH_VEHICLES + CARS : 1, // push: the alert cars, then the ingest cars
       !wanted || wanted === 'sessions' ? 2 * SESSIONS_ROUNDS * CARS + 11 : 1, // sessions: the ingest cars of each round, 10 with history, 1 with a year of drives
       !wanted || wanted === 'ha' ? 2 * HA_ROUNDS * CARS : 1, // ha: the ingest cars of each round (its 1,000 announced vehicles have an owner of their own)
-      wanted === 'ingest' || wanted === 'http' || wanted === 'command' || wanted === 'mqtt' || wanted === 'push' || wanted === 'cluster' || wanted === 'import' || wanted === 'sessions' || wanted === 'ha'
+      !wanted || wanted === 'alerts' ? 2 * ALERTS_ROUNDS * CARS : 1, // alerts: the ingest cars of each round
+      wanted === 'ingest' || wanted === 'http' || wanted === 'command' || wanted === 'mqtt' || wanted === 'push' || wanted === 'cluster' || wanted === 'import' || wanted === 'sessions' || wanted === 'ha' || wanted === 'alerts'
         ? 1
         : IDLE,
     );
@@ -280,6 +284,21 @@ async function main(): Promise<void> {
         await off.stop();
       }
       reports.push(reportHa(pair, announce));
+    }
+    if (!wanted || wanted === 'alerts') {
+      const cycle = Number(values['alerts-cycle']);
+      process.stderr.write(`Alerts: MP ingest of ${CARS} cars in a ${cycle} s cycle with 10 rules each and with none, alternating...\n`);
+      const pair = await runAlertsIngest(
+        () => startServerProcess(dataDir, DATABASE.args),
+        { dataDir, database: DATABASE.url },
+        ownerId,
+        ids.slice(0, 2 * ALERTS_ROUNDS * CARS),
+        CARS,
+        PASSWORD,
+        SECONDS,
+        cycle,
+      );
+      reports.push(reportAlerts(pair));
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
