@@ -201,6 +201,6 @@ test('in place gives what a copy gives; an evaluation that says nothing changed 
         copy = a.state;
       }
     }),
-    fuzzParams(),
+    fuzzParams(200),
   );
 });
