@@ -263,7 +263,8 @@ export class AlertService {
       // in place: a save refused or failed reads the state again from the store
       const { state: next, fired, changed } = evaluate(state, rules, input, now, base, { inPlace: true });
       if (!changed && now - t.savedAt < this.o.saveSeconds) return this.schedule(t);
-      const version = await this.deps.store.alerts.saveState(t.vehicleId, t.version, JSON.stringify(next));
+      // a save that raises nothing need not wait for the disk: it survives a crash of the process
+      const version = await this.deps.store.alerts.saveState(t.vehicleId, t.version, JSON.stringify(next), fired.length > 0);
       if (version === null) {
         // another writer saved since: its state is the one to go on from
         t.state = null;

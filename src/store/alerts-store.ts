@@ -56,9 +56,11 @@ export interface AlertsStore {
   /**
    * Saves the state computed from `version` (0: from none): the new version, or null when another
    * writer saved since (nothing is written; read it again and start from there). A vehicle that
-   * is gone gives null too.
+   * is gone gives null too. `durable` false (a save that raises no alert): on SQLite the commit
+   * does not wait for the disk (it survives a crash of the process, not a power cut), as the
+   * store's car writes.
    */
-  saveState(vehicleId: string, version: number, state: string): Promise<number | null>;
+  saveState(vehicleId: string, version: number, state: string, durable?: boolean): Promise<number | null>;
 
   /** The owner's quiet hours; null when none are set. */
   getQuietHours(ownerId: number): Promise<QuietHours | null>;

@@ -72,7 +72,8 @@ export class PgAlertsStore implements AlertsStore {
     return r && { version: Number(r.version), state: r.state };
   }
 
-  async saveState(vehicleId: string, version: number, state: string): Promise<number | null> {
+  /** `durable` is for SQLite: a PostgreSQL commit never blocks the event loop. */
+  async saveState(vehicleId: string, version: number, state: string, _durable = true): Promise<number | null> {
     const id = vehicleId.toUpperCase();
     try {
       const { rowCount } =

@@ -1,7 +1,8 @@
 /**
  * Alert rules, the engines' state and the owners' quiet hours on SQLite (AlertsStore,
- * src/store/alerts-store.ts). Direct writes on the store's connection (synchronous=FULL); nothing
- * cached, so what another process (a node of a cluster) wrote is read as it is.
+ * src/store/alerts-store.ts). Direct writes on the store's connection (synchronous=FULL; NORMAL for
+ * a state save that raises no alert); nothing cached, so what another process (a node of a
+ * cluster) wrote is read as it is.
  */
 import type Database from 'better-sqlite3';
 import type { QuietHours } from '../../core/alerts/delivery.js';
@@ -38,7 +39,7 @@ export class SqliteAlertsStore implements AlertsStore {
 
   /** `open` throws VTS_ERR_STORE_CLOSED once the store is closed. */
   constructor(
-    db: Database.Database,
+    private readonly db: Database.Database,
     private readonly open: () => void,
   ) {
     this.s = prepareStatements(db);
@@ -90,15 +91,19 @@ export class SqliteAlertsStore implements AlertsStore {
     return r && { version: Number(r.version), state: r.state };
   }
 
-  async saveState(vehicleId: string, version: number, state: string): Promise<number | null> {
+  async saveState(vehicleId: string, version: number, state: string, durable = true): Promise<number | null> {
     this.open();
     const id = vehicleId.toUpperCase();
+    // exec, not a prepared statement: SQLite applies this pragma when it compiles it
+    if (!durable) this.db.exec('PRAGMA synchronous = NORMAL');
     try {
       if (version === 0) return this.s.firstState.run(id, state).changes > 0 ? 1 : null;
       return this.s.nextState.run(state, id, version).changes > 0 ? version + 1 : null;
     } catch (err) {
       if (isForeignKeyViolation(err)) return null;
       throw err;
+    } finally {
+      if (!durable) this.db.exec('PRAGMA synchronous = FULL');
     }
   }
 
