@@ -20,7 +20,10 @@ test('offline after `after` seconds without a link, once; online when it comes b
   await car.close();
   await eventually(() => (h.t.server.hub.linkKind('TESTCAR') === null ? true : undefined), 'the car gone');
   const [hook] = await h.waitHooks(1);
-  assert.deepEqual([hook!.event, hook!.rule, hook!.alertType, hook!.text], ['offline', rule.id, 'A', 'TESTCAR has been offline for 3 s']);
+  assert.deepEqual([hook!.event, hook!.rule, hook!.alertType], ['offline', rule.id, 'A']);
+  // the outage as long as it is when the wait ends: the 3 s, or a little more on a loaded machine
+  const seconds = Number(/^TESTCAR has been offline for (\d+) s$/.exec(hook!.text)?.[1]);
+  assert.ok(seconds >= 3 && seconds < 60, hook!.text);
   await sleep(3000);
   assert.deepEqual(events(h), ['offline'], 'once per outage');
   car = await h.car();
