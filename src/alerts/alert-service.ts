@@ -24,7 +24,7 @@
  */
 import type { Logger } from 'pino';
 import { alertTypeOf, type Alert } from '../core/alerts/alert.js';
-import { emptyAlertState, evaluate, nextWake, type AlertContext, type AlertInput, type AlertState } from '../core/alerts/engine.js';
+import { emptyAlertState, evaluate, nextWake, type AlertContext, type AlertInput, type AlertState, type Evaluation } from '../core/alerts/engine.js';
 import type { DriveSession } from '../core/drives/types.js';
 import { vehicleLabel } from '../core/push/message.js';
 import type { AlertTag } from '../hub/notifications/notifications.js';
@@ -88,6 +88,8 @@ interface Track {
   version: number;
   savedAt: number;
   chain: Promise<void>;
+  /** Steps in the chain not done yet: with none, an input that needs no read nor save is evaluated at once. */
+  queued: number;
   timer: NodeJS.Timeout | null;
   wakeAt: number | null;
   heard: number;
@@ -193,7 +195,61 @@ export class AlertService {
 
   /** Queues an input for the vehicle (in order, one at a time). */
   private input(vehicleId: string, ownerId: number, input: AlertInput): void {
-    this.enqueue(vehicleId, ownerId, (t) => this.apply(t, input));
+    const t = this.tracks.get(vehicleId);
+    const now = this.deps.seconds();
+    // the common case, without a promise: nothing queued, nothing to read, nothing to save
+    if (t !== undefined && t.queued === 0 && !this.closed && t.rules !== null && t.base !== null && t.state !== null && now - t.baseAt < BASE_SECONDS) {
+      t.heard = now;
+      const ev = this.evaluateNow(t, input, now);
+      if (ev === null) return;
+      this.enqueue(vehicleId, ownerId, (track) => this.save(track, input, ev, now));
+      return;
+    }
+    this.enqueue(vehicleId, ownerId, (track) => this.apply(track, input));
+  }
+
+  /**
+   * Evaluates the input on the loaded state (in place): null when nothing must be saved (the
+   * timer set), else the evaluation to save before its alerts are raised.
+   */
+  private evaluateNow(t: Track, input: AlertInput, now: number): Evaluation | null {
+    const rules = t.rules!;
+    const state = t.state!;
+    if (rules.length === 0) {
+      this.schedule(t);
+      return null;
+    }
+    const base = t.base!;
+    base.units = state.facts.units;
+    // in place: a save refused or failed reads the state again from the store
+    const ev = evaluate(state, rules, input, now, base, { inPlace: true });
+    if (!ev.changed && now - t.savedAt < this.o.saveSeconds) {
+      this.schedule(t);
+      return null;
+    }
+    return ev;
+  }
+
+  /** Saves an evaluation over the version it was computed from, then raises its alerts; false when another writer saved first. */
+  private async saved(t: Track, ev: Evaluation, now: number): Promise<boolean> {
+    // a save that raises nothing need not wait for the disk: it survives a crash of the process
+    const version = await this.deps.store.alerts.saveState(t.vehicleId, t.version, JSON.stringify(ev.state), ev.fired.length > 0);
+    if (version === null) {
+      // another writer saved since: its state is the one to go on from
+      t.state = null;
+      return false;
+    }
+    t.version = version;
+    t.savedAt = now;
+    for (const a of ev.fired) this.raise(t, a);
+    this.schedule(t);
+    return true;
+  }
+
+  /** The save of an input evaluated at once; when another writer got there first, the input again on its state. */
+  private async save(t: Track, input: AlertInput, ev: Evaluation, now: number): Promise<void> {
+    if (this.closed) return;
+    if (!(await this.saved(t, ev, now))) await this.apply(t, input);
   }
 
   /** Runs `step` for the vehicle after everything queued before it; a failure is logged and the state read again. */
@@ -201,11 +257,12 @@ export class AlertService {
     if (this.closed) return;
     let t = this.tracks.get(vehicleId);
     if (!t) {
-      t = { vehicleId, ownerId, rules: null, base: null, baseAt: 0, gen: 0, state: null, version: 0, savedAt: 0, chain: Promise.resolve(), timer: null, wakeAt: null, heard: 0 };
+      t = { vehicleId, ownerId, rules: null, base: null, baseAt: 0, gen: 0, state: null, version: 0, savedAt: 0, chain: Promise.resolve(), queued: 0, timer: null, wakeAt: null, heard: 0 };
       this.tracks.set(vehicleId, t);
     }
     const track = t;
     track.heard = this.deps.seconds();
+    track.queued++;
     track.chain = track.chain
       .then(() => step(track))
       .catch((err: unknown) => {
@@ -213,6 +270,9 @@ export class AlertService {
         this.setAside(track);
         logStoreFailure(this.deps.log, 'error', err, { vehicle: vehicleId }, `alerts: evaluating failed; the vehicle starts again from its saved state in ${RETRY_SECONDS} s`);
         this.retryLater(track);
+      })
+      .finally(() => {
+        track.queued--;
       });
   }
 
@@ -254,27 +314,9 @@ export class AlertService {
     if (this.closed) return;
     for (let k = 0; k < SAVE_TRIES; k++) {
       await this.load(t);
-      const rules = t.rules!;
-      const state = t.state!;
-      if (rules.length === 0) return this.schedule(t);
       const now = this.deps.seconds();
-      const base = t.base!;
-      base.units = state.facts.units;
-      // in place: a save refused or failed reads the state again from the store
-      const { state: next, fired, changed } = evaluate(state, rules, input, now, base, { inPlace: true });
-      if (!changed && now - t.savedAt < this.o.saveSeconds) return this.schedule(t);
-      // a save that raises nothing need not wait for the disk: it survives a crash of the process
-      const version = await this.deps.store.alerts.saveState(t.vehicleId, t.version, JSON.stringify(next), fired.length > 0);
-      if (version === null) {
-        // another writer saved since: its state is the one to go on from
-        t.state = null;
-        continue;
-      }
-      t.state = next;
-      t.version = version;
-      t.savedAt = now;
-      for (const a of fired) this.raise(t, a);
-      return this.schedule(t);
+      const ev = this.evaluateNow(t, input, now);
+      if (ev === null || (await this.saved(t, ev, now))) return;
     }
     this.deps.log.warn({ vehicle: t.vehicleId }, 'alerts: the state kept moving elsewhere; this input is left to the other writer');
     this.retryLater(t);
