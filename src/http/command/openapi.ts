@@ -5,14 +5,14 @@
  * lock and valet state) and answer their errors as `{"error","message"}`. One operation per row of
  * the group's table (routes.ts).
  */
-import { apiOp, formBody, json, jsonError, path, query, ref, responseRef, vehicleParams, type ApiOp } from '../openapi/common.js';
+import { apiOp, formBody, json, jsonErrorResponse, path, query, ref, responseRef, type ApiOp, vehicleParams } from '../openapi/common.js';
 import type { Operation, Parameter, Response, Schema } from '../openapi/types.js';
 
 const TAG = 'Commands';
 const RIGHTS = ['command', 'admin'] as const;
 const OWNER = { text: ['Forbidden'], why: 'the vehicle is not one of the caller\'s, or unknown (`Forbidden`, plain text)' };
 
-const err = (description: string, codes: readonly string[]): Response => json(description, jsonError(codes));
+const err = jsonErrorResponse;
 
 /** The command service's failures (src/errors.ts `commandFailure`). */
 const FAILURES: Record<string, Response> = {

@@ -63,6 +63,12 @@ export const jsonError = (codes: readonly string[]): Schema => ({
   properties: { error: { enum: [...codes] } },
 });
 
+/** A JSON error answer with its description and the codes it may carry. */
+export const jsonErrorResponse = (description: string, codes: readonly string[]): Response => json(description, jsonError(codes));
+
+/** The `forbidden` of a call on one of the caller's vehicles: another owner's and an unknown one answer alike. */
+export const NOT_YOURS = { json: ['VTS_ERR_UNKNOWN_VEHICLE'], why: "the vehicle is not one of the caller's, or unknown (`VTS_ERR_UNKNOWN_VEHICLE`: the answer does not tell which)" };
+
 /** How a call answers the errors of the dispatcher and the body parsers (src/http/reply.ts `ErrorStyle`). */
 export type ErrorStyle = 'text' | 'json';
 

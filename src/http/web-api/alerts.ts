@@ -90,54 +90,68 @@ export const addAlert: ApiRoute = {
   },
 };
 
+/**
+ * The caller's vehicle and the rule id of `<VEHICLEID>/<id>`; else the answer is sent (another
+ * owner's vehicle is refused as such, whatever the rule id) and null returned.
+ */
+async function ruleOfVehicle(call: ApiCall): Promise<{ vehicleId: string; id: number } | null> {
+  if (call.args.length !== 2) {
+    notFound(call, 'no such rule');
+    return null;
+  }
+  const v = await ownVehicle(call);
+  if (!v) {
+    notYours(call);
+    return null;
+  }
+  const id = idOf(call.args[1]);
+  if (id === null) {
+    notFound(call, 'no such rule');
+    return null;
+  }
+  return { vehicleId: v.id, id };
+}
+
 /** `PUT /api/alerts/<VEHICLEID>/<id>` with the whole rule: 200 and the rule (a changed rule starts afresh). */
 async function changeRule(call: ApiCall) {
-    const { ctx, reply, args } = call;
-    if (args.length !== 2) return notFound(call, 'no such rule');
-    // another owner's vehicle is refused as such, whatever the rule id
-    const v = await ownVehicle(call);
-    if (!v) return notYours(call);
-    const id = idOf(args[1]);
-    if (id === null) return notFound(call, 'no such rule');
-    const rule = await checkedRule(call);
-    if (rule === null) return reply;
-    const stored = await ctx.store.alerts.updateRule(v.id, id, rule);
-    if (!stored) return notFound(call, 'no such rule');
-    changed(call, 'alert.change', v.id, { rule: id, kind: stored.kind });
-    return sendOrdered(reply, 200, ruleJson(stored));
+  const { ctx, reply } = call;
+  const target = await ruleOfVehicle(call);
+  if (target === null) return reply;
+  const rule = await checkedRule(call);
+  if (rule === null) return reply;
+  const stored = await ctx.store.alerts.updateRule(target.vehicleId, target.id, rule);
+  if (!stored) return notFound(call, 'no such rule');
+  changed(call, 'alert.change', target.vehicleId, { rule: target.id, kind: stored.kind });
+  return sendOrdered(reply, 200, ruleJson(stored));
 }
 
 /** `DELETE /api/alerts/<VEHICLEID>/<id>`: 204. */
 export const removeAlert: ApiRoute = {
   rights: CHANGE_RIGHTS,
   async handler(call) {
-    const { ctx, reply, args } = call;
-    if (args.length !== 2) return notFound(call, 'no such rule');
-    // another owner's vehicle is refused as such, whatever the rule id
-    const v = await ownVehicle(call);
-    if (!v) return notYours(call);
-    const id = idOf(args[1]);
-    if (id === null) return notFound(call, 'no such rule');
-    if (!(await ctx.store.alerts.removeRule(v.id, id))) return notFound(call, 'no such rule');
-    changed(call, 'alert.remove', v.id, { rule: id });
+    const { ctx, reply } = call;
+    const target = await ruleOfVehicle(call);
+    if (target === null) return reply;
+    if (!(await ctx.store.alerts.removeRule(target.vehicleId, target.id))) return notFound(call, 'no such rule');
+    changed(call, 'alert.remove', target.vehicleId, { rule: target.id });
     return status(reply, 204).send();
   },
 };
 
 /** `PUT /api/alerts` with `{"quietHours": {"from","to","timezone"} | null}`: 200 and the settings. */
 async function setSettings(call: ApiCall) {
-    const { ctx, reply, principal } = call;
-    const b = body(call) as Record<string, unknown>;
-    if (!('quietHours' in b)) return badInput(call, 'quietHours: {"from":"22:00","to":"07:00","timezone":"Europe/Berlin"}, or null for none');
-    let quiet: QuietHours | null = null;
-    if (b.quietHours !== null) {
-      const check = checkQuietHours(b.quietHours);
-      if (!check.ok) return badInput(call, fieldMessage(check.field === 'body' ? 'quietHours' : check.field, check.message));
-      quiet = check.quiet;
-    }
-    await ctx.store.alerts.setQuietHours(principal.ownerId, quiet);
-    audit(ctx.log, 'alert.quiet', principal.ownerName, 'http', { user: principal.ownerName, quiet: quiet === null ? 'off' : `${quiet.from}-${quiet.to} ${quiet.timezone}`, client: clientAddress(call.req) });
-    return sendOrdered(reply, 200, quietJson(quiet));
+  const { ctx, reply, principal } = call;
+  const b = body(call) as Record<string, unknown>;
+  if (!('quietHours' in b)) return badInput(call, 'quietHours: {"from":"22:00","to":"07:00","timezone":"Europe/Berlin"}, or null for none');
+  let quiet: QuietHours | null = null;
+  if (b.quietHours !== null) {
+    const check = checkQuietHours(b.quietHours);
+    if (!check.ok) return badInput(call, fieldMessage(check.field === 'body' ? 'quietHours' : check.field, check.message));
+    quiet = check.quiet;
+  }
+  await ctx.store.alerts.setQuietHours(principal.ownerId, quiet);
+  audit(ctx.log, 'alert.quiet', principal.ownerName, 'http', { user: principal.ownerName, quiet: quiet === null ? 'off' : `${quiet.from}-${quiet.to} ${quiet.timezone}`, client: clientAddress(call.req) });
+  return sendOrdered(reply, 200, quietJson(quiet));
 }
 
 /** `PUT /api/alerts` (the settings) and `PUT /api/alerts/<VEHICLEID>/<id>` (a rule). */

@@ -1,11 +1,10 @@
 /** The OpenAPI description of the ABRP link calls (docs/web-api.md "ABRP"; routes in abrp.ts). */
-import { apiOp, formBody, json, jsonError, ref, vehicleParams } from '../openapi/common.js';
-import type { Operation, Response } from '../openapi/types.js';
+import { apiOp, formBody, json, jsonErrorResponse, NOT_YOURS, ref, vehicleParams } from '../openapi/common.js';
+import type { Operation } from '../openapi/types.js';
 
 const TAG = 'ABRP';
 const RIGHTS = ['abrp.admin', 'admin'] as const;
-const NOT_YOURS = { json: ['VTS_ERR_UNKNOWN_VEHICLE'], why: 'the vehicle is not one of the caller\'s, or unknown (`VTS_ERR_UNKNOWN_VEHICLE`: the answer does not tell which)' };
-const err = (description: string, codes: readonly string[]): Response => json(description, jsonError(codes));
+const err = jsonErrorResponse;
 
 export const ABRP_DOCS = {
   readAbrp: apiOp('get', {

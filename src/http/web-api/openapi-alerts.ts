@@ -1,11 +1,10 @@
 /** The OpenAPI description of the alert calls (docs/web-api.md "Alerts"; routes in alerts.ts; schemas in ../openapi/alert-schemas.ts). */
-import { apiOp, json, jsonError, path, ref, vehicleParams } from '../openapi/common.js';
-import type { Operation, Response } from '../openapi/types.js';
+import { apiOp, json, jsonErrorResponse, NOT_YOURS, path, ref, vehicleParams } from '../openapi/common.js';
+import type { Operation } from '../openapi/types.js';
 
 const TAG = 'Alerts';
 const RIGHTS = ['push.admin', 'admin'] as const;
-const NOT_YOURS = { json: ['VTS_ERR_UNKNOWN_VEHICLE'], why: "the vehicle is not one of the caller's, or unknown (`VTS_ERR_UNKNOWN_VEHICLE`: the answer does not tell which)" };
-const err = (description: string, codes: readonly string[]): Response => json(description, jsonError(codes));
+const err = jsonErrorResponse;
 const ruleId = path('id', "The rule's id.", { type: 'string', pattern: '^[0-9]{1,12}$' });
 const BAD_RULE = err(
   'A bad setting: the message starts with the field (`kind`, `threshold`, `after`, `place`): a threshold outside its range, an unknown place or another owner\'s, …',

@@ -4,14 +4,13 @@
  * routes.ts. JSON in the documented key order; errors `{"error","message"}` whose message names
  * the bad field.
  */
-import { apiOp, json, jsonError, path, query, ref, vehicleParams } from '../openapi/common.js';
+import { apiOp, json, jsonErrorResponse, NOT_YOURS, path, query, ref, vehicleParams } from '../openapi/common.js';
 import type { Operation, Response, Schema } from '../openapi/types.js';
 
 const TAG = 'Drives';
-const NOT_YOURS = { json: ['VTS_ERR_UNKNOWN_VEHICLE'], why: 'the vehicle is not one of the caller\'s, or unknown (`VTS_ERR_UNKNOWN_VEHICLE`: the answer does not tell which)' };
 const EPOCH_TEXT: Schema = { type: 'string', pattern: '^\\d{1,12}$' };
 
-const err = (description: string, codes: readonly string[]): Response => json(description, jsonError(codes));
+const err = jsonErrorResponse;
 const arrayOf = (name: string): Schema => ({ type: 'array', items: ref(name) });
 const id = (what: string) => path('id', `The ${what}'s id.`, { type: 'string', pattern: '^\\d{1,12}$' });
 

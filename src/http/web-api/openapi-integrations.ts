@@ -2,11 +2,10 @@
  * The OpenAPI description of the integrations calls of the web API (docs/web-api.md
  * "Integrations"): one operation per row of routes.ts.
  */
-import { apiOp, exact, json, vehicleParams } from '../openapi/common.js';
+import { apiOp, exact, json, NOT_YOURS, vehicleParams } from '../openapi/common.js';
 import type { Operation, Schema } from '../openapi/types.js';
 
 const TAG = 'Integrations';
-const NOT_YOURS = { json: ['VTS_ERR_UNKNOWN_VEHICLE'], why: "the vehicle is not one of the caller's, or unknown (`VTS_ERR_UNKNOWN_VEHICLE`: the answer does not tell which)" };
 
 const PORT: Schema = { type: 'integer', minimum: 1, maximum: 65535 };
 const MAYBE_PORT: Schema = { type: ['integer', 'null'], minimum: 1, maximum: 65535 };

@@ -5,15 +5,14 @@
  * hall's own (401 `Authentication failed`, 403 `Insufficient rights`, 429), which stay text. One
  * operation per row of the group's table (routes.ts).
  */
-import { apiOp, formBody, headerRef, json, jsonError, NO_LOGIN, path, query, ref, vehicleParams } from '../openapi/common.js';
+import { apiOp, formBody, headerRef, json, jsonError, jsonErrorResponse, NO_LOGIN, NOT_YOURS, path, query, ref, vehicleParams } from '../openapi/common.js';
 import type { Operation, Response, Schema } from '../openapi/types.js';
 
 const WEB = 'Web API';
 const PUSH = 'Push';
 const PUSH_RIGHTS = ['push.admin', 'admin'] as const;
-const NOT_YOURS = { json: ['VTS_ERR_UNKNOWN_VEHICLE'], why: 'the vehicle is not one of the caller\'s, or unknown (`VTS_ERR_UNKNOWN_VEHICLE`: the answer does not tell which)' };
 
-const err = (description: string, codes: readonly string[]): Response => json(description, jsonError(codes));
+const err = jsonErrorResponse;
 const arrayOf = (name: string): Schema => ({ type: 'array', items: ref(name) });
 const noContent = (description: string): Response => ({ description });
 
