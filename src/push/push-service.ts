@@ -127,9 +127,13 @@ export class PushService implements Notifier {
     }
   }
 
-  /** Stops sending (what is in flight ends as a temporary failure, tried again later). */
+  /**
+   * Stops sending (what is in flight ends as a temporary failure, tried again later). The
+   * notifications still being written go to the outbox first, so the next start delivers them.
+   */
   async stop(): Promise<void> {
     this.markReady();
+    await Promise.all(this.writing.values());
     await this.thread.stop();
   }
 }
