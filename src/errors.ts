@@ -78,6 +78,16 @@ export const CATALOGUE = {
   VTS_ERR_FORBIDDEN: entry('this login may not do that', 403),
   VTS_ERR_LOGIN_THROTTLED: entry('too many failed logins', 429),
   VTS_ERR_CHECKS_BUSY: entry('too many password checks are waiting', 429),
+  // accounts (issue 31, docs/accounts.md)
+  VTS_ERR_UNVERIFIED: entry('the mail address of this account is not verified yet: follow the link in the mail', 403),
+  VTS_ERR_ACCOUNT_DISABLED: entry('this account is disabled: ask the operator', 403),
+  VTS_ERR_TOTP_REQUIRED: entry('a code of the second factor is needed', 401),
+  VTS_ERR_TOTP_INVALID: entry('wrong or used code of the second factor', 401),
+  VTS_ERR_REGISTRATION_OFF: entry('this server does not take sign-ups', 403),
+  VTS_ERR_INVITE_INVALID: entry('unknown, used or expired invitation code', 400),
+  VTS_ERR_TOKEN_INVALID: entry('the link is unknown, used or expired', 400),
+  VTS_ERR_MAIL_OFF: entry('this server cannot send mail (no --smtp-url)', 503),
+  VTS_ERR_VIEW_ONLY: entry('this vehicle is shared with you to view only', 403),
 } satisfies Record<`VTS_ERR_${string}`, ErrorEntry>;
 
 export type ErrorCode = keyof typeof CATALOGUE;

@@ -24,6 +24,12 @@ export interface OwnerRow {
   rights: string;
   created: number;
   password_hash: string;
+  email: string | null;
+  verified: number;
+  disabled: number;
+  admin: number;
+  api_passwords: number;
+  totp_enabled: number;
 }
 
 export interface VehicleRow {
@@ -121,7 +127,18 @@ export function bound(since: number): number {
 export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 
 export function toOwner(r: OwnerRow): Owner {
-  return { id: r.id, name: r.name, rights: r.rights, created: r.created };
+  return {
+    id: r.id,
+    name: r.name,
+    rights: r.rights,
+    created: r.created,
+    email: r.email,
+    verified: r.verified !== 0,
+    disabled: r.disabled !== 0,
+    admin: r.admin !== 0,
+    apiPasswords: r.api_passwords !== 0,
+    totpEnabled: r.totp_enabled !== 0,
+  };
 }
 
 export function toApiToken(r: ApiTokenRow): ApiToken {

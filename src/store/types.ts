@@ -13,6 +13,18 @@ export interface Owner {
   /** Rights granted by the account password (`*` = everything). */
   rights: string;
   created: number;
+  /** The mail address (signed-up accounts, issue 31); null when none was given. */
+  email: string | null;
+  /** false until the mailed link of a sign-up is followed (accounts made by the CLI are verified). */
+  verified: boolean;
+  /** Disabled by an operator: no login of any kind. */
+  disabled: boolean;
+  /** The operator's right (the Admin section, `/api/admin`); not part of the rights' `*`. */
+  admin: boolean;
+  /** Whether the account password logs in on the API v2 and MP app logins (false: API tokens only). */
+  apiPasswords: boolean;
+  /** Whether the dashboard sign-in asks for a TOTP code. */
+  totpEnabled: boolean;
 }
 
 export interface OwnerWithSecret extends Owner {

@@ -17,7 +17,7 @@ import type { ApiToken, AutoProvisionRecord, Owner, OwnerWithSecret } from '../s
 import { changedRows, type PgAccess } from './pg-connection.js';
 import { isForeignKeyViolation, isUniqueViolation } from './pg-errors.js';
 
-const OWNER = 'id, name, rights, created, password_hash';
+const OWNER = 'id, name, rights, created, password_hash, email, verified, disabled, admin, api_passwords, totp_enabled';
 const TOKEN = 'owner_id, token_hash, application, purpose, permit, created, last_used';
 /** A user name as the unique index folds it (ASCII only, as SQLite's NOCASE). */
 const NAME_IS = 'lower(name) = lower($1::text COLLATE "C")';

@@ -332,6 +332,59 @@ export const PG_MIGRATIONS: readonly { description: string; sql: string }[] = [
       ALTER TABLE push_notifications ADD COLUMN held_until bigint;
     `,
   },
+  {
+    description: 'accounts',
+    sql: `
+      -- Accounts (issue 31; see the SQLite schema). The mail address is unique as lower(email).
+      ALTER TABLE owners ADD COLUMN email text COLLATE "C";
+      ALTER TABLE owners ADD COLUMN verified integer NOT NULL DEFAULT 1;
+      ALTER TABLE owners ADD COLUMN disabled integer NOT NULL DEFAULT 0;
+      ALTER TABLE owners ADD COLUMN admin integer NOT NULL DEFAULT 0;
+      ALTER TABLE owners ADD COLUMN api_passwords integer NOT NULL DEFAULT 1;
+      ALTER TABLE owners ADD COLUMN totp_secret text;
+      ALTER TABLE owners ADD COLUMN totp_enabled integer NOT NULL DEFAULT 0;
+      ALTER TABLE owners ADD COLUMN totp_step bigint NOT NULL DEFAULT 0;
+      CREATE UNIQUE INDEX owners_email ON owners (lower(email)) WHERE email IS NOT NULL;
+      CREATE TABLE account_tokens (
+        token_hash text COLLATE "C" NOT NULL PRIMARY KEY,
+        owner_id   bigint NOT NULL REFERENCES owners (id) ON DELETE CASCADE,
+        purpose    text NOT NULL CHECK (purpose IN ('verify', 'reset')),
+        expires    bigint NOT NULL,
+        created    bigint NOT NULL
+      );
+      CREATE INDEX account_tokens_owner ON account_tokens (owner_id);
+      CREATE TABLE invites (
+        code_hash text COLLATE "C" NOT NULL PRIMARY KEY,
+        uses_left integer NOT NULL,
+        expires   bigint,
+        created   bigint NOT NULL
+      );
+      CREATE TABLE recovery_codes (
+        owner_id  bigint NOT NULL REFERENCES owners (id) ON DELETE CASCADE,
+        code_hash text COLLATE "C" NOT NULL,
+        PRIMARY KEY (owner_id, code_hash)
+      );
+      CREATE TABLE passkeys (
+        id         text COLLATE "C" NOT NULL PRIMARY KEY,
+        owner_id   bigint NOT NULL REFERENCES owners (id) ON DELETE CASCADE,
+        public_key text NOT NULL,
+        counter    bigint NOT NULL DEFAULT 0,
+        transports text NOT NULL DEFAULT '',
+        name       text NOT NULL DEFAULT '',
+        created    bigint NOT NULL,
+        last_used  bigint
+      );
+      CREATE INDEX passkeys_owner ON passkeys (owner_id);
+      CREATE TABLE shares (
+        vehicle_id text COLLATE "C" NOT NULL REFERENCES vehicles (id) ON DELETE CASCADE,
+        user_id    bigint NOT NULL REFERENCES owners (id) ON DELETE CASCADE,
+        access     text NOT NULL CHECK (access IN ('view', 'control')),
+        created    bigint NOT NULL,
+        PRIMARY KEY (vehicle_id, user_id)
+      );
+      CREATE INDEX shares_user ON shares (user_id);
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

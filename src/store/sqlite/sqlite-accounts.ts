@@ -19,7 +19,7 @@ import type { ApiToken, AutoProvisionRecord, Owner, OwnerWithSecret } from '../s
 import { tokenKey, type SqliteCaches } from './sqlite-caches.js';
 import { isForeignKeyViolation, isUniqueViolation } from './sqlite-errors.js';
 
-const OWNER_COLUMNS = 'id, name, rights, created, password_hash';
+const OWNER_COLUMNS = 'id, name, rights, created, password_hash, email, verified, disabled, admin, api_passwords, totp_enabled';
 const TOKEN_COLUMNS = 'owner_id, token_hash, application, purpose, permit, created, last_used';
 
 function prepareStatements(db: Database.Database) {
