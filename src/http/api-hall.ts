@@ -1,7 +1,10 @@
 /**
  * The hall of `/api`: the one dispatcher of every call under `/api` (docs/protocol/http-api-v2.md §2). Each group
  * of calls registers its routes in the table of its folder (`routes.ts`: method, path, handler with
- * its options, OpenAPI description); the hall finds a call by `<METHOD>:<first segment after /api>`.
+ * its options, OpenAPI description); the hall finds a call by `<METHOD>:<its path's literal
+ * segments after /api>` (`GET:status` for `/api/status/{vehicleId}`, `POST:account/verify`), the
+ * longest that the request's path starts with. A handler's `args` are the segments after the
+ * first (`/api/account/reset/confirm`: `['reset', 'confirm']`), whatever the call's key.
  * Unknown calls are 404 before any authentication, then authentication (401), then rights (403
  * `Insufficient rights`), then the handler (ownership: 403 `Forbidden`). The custom API
  * (src/http/custom-api/) authenticates by itself.
@@ -29,12 +32,24 @@ interface HallCall {
   errors: ErrorStyle;
 }
 
-/** The calls of the groups' tables by `<METHOD>:<fn>`; the rows of one call must agree. */
+/** A row's call name: the literal segments of its path after `/api`, up to its first `{parameter}`. */
+export function callName(path: string): string {
+  const segments = path.split('/').slice(2);
+  const literal = segments.findIndex((x) => x.startsWith('{'));
+  return (literal < 0 ? segments : segments.slice(0, literal)).join('/');
+}
+
+/** The most literal segments of any call name (the longest prefix a request's path is tried with). */
+let deepest = 1;
+
+/** The calls of the groups' tables by `<METHOD>:<call name>`; the rows of one call must agree. */
 function hallCalls(groups: readonly ApiGroup[]): Map<string, HallCall> {
   const calls = new Map<string, HallCall>();
   for (const group of groups) {
     for (const row of group.rows) {
-      const key = `${row.method}:${row.path.split('/')[2] ?? ''}`;
+      const name = callName(row.path);
+      deepest = Math.max(deepest, name.split('/').length);
+      const key = `${row.method}:${name}`;
       const call: HallCall = { route: row.route, group: group.name, errors: row.errors ?? group.errors };
       const had = calls.get(key);
       if (had && (had.route !== call.route || had.group !== call.group || had.errors !== call.errors)) {
@@ -48,19 +63,28 @@ function hallCalls(groups: readonly ApiGroup[]): Map<string, HallCall> {
 
 const CALLS = hallCalls(API_GROUPS);
 
-/** The route of every call of the groups, by `<METHOD>:<fn>` (`GET:status`). */
+/** The route of every call of the groups, by `<METHOD>:<call name>` (`GET:status`, `POST:account/verify`). */
 export const API_ROUTES: ReadonlyMap<string, ApiRoute> = new Map([...CALLS].map(([key, call]) => [key, call.route]));
 
-const callOf = (method: string, fn: string): HallCall | undefined => CALLS.get(`${method === 'HEAD' ? 'GET' : method}:${fn}`);
+/** The call of a request's path segments after `/api`: the longest call name they start with. */
+function callOf(method: string, segments: readonly string[]): HallCall | undefined {
+  const m = method === 'HEAD' ? 'GET' : method;
+  if (deepest === 1 || segments.length < 2) return CALLS.get(`${m}:${segments[0] ?? ''}`);
+  for (let n = Math.min(deepest, segments.length); n >= 1; n--) {
+    const call = CALLS.get(`${m}:${segments.slice(0, n).join('/')}`);
+    if (call) return call;
+  }
+  return undefined;
+}
 
-/** The group of the `/api` call `<method>:<fn>`, if it is one of the groups' calls. */
-export function apiCallGroup(method: string, fn: string): ApiGroup['name'] | undefined {
-  return callOf(method, fn)?.group;
+/** The group of the `/api` call of these path segments after `/api`, if it is one of the groups' calls. */
+export function apiCallGroup(method: string, segments: readonly string[]): ApiGroup['name'] | undefined {
+  return callOf(method, segments)?.group;
 }
 
 /** How the `/api` call of `method` and `url` answers an error (src/http/reply.ts `sendError`). */
 export function apiErrorStyle(method: string, url: string): ErrorStyle {
-  return callOf(method, apiSegments(url)?.[0] ?? '')?.errors ?? 'text';
+  return callOf(method, apiSegments(url) ?? [''])?.errors ?? 'text';
 }
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'DELETE']);
@@ -78,7 +102,7 @@ export async function dispatchApi(ctx: HttpContext, req: FastifyRequest, reply: 
   const [fn = '', ...args] = segments;
   // HEAD is answered like GET (fastify drops the body); REF refused it with 501
   const method = req.method === 'HEAD' ? 'GET' : req.method;
-  const route = API_ROUTES.get(`${method}:${fn}`);
+  const route = callOf(method, segments)?.route;
   const maybeCustom = !route && (method === 'GET' || method === 'POST') && (fn === ctx.commandService || fn === 'call');
   if (!route && !maybeCustom) return unrecognised(reply);
   const params = requestParams(req);

@@ -5,7 +5,7 @@
  * an attempt over a limit is not checked and answers 429 with `Retry-After`.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authenticateUser } from '../auth/authenticate.js';
+import { authenticateUser, refusal, verifySecret, type Authenticated, type Refusal } from '../auth/authenticate.js';
 import { userAccount } from '../auth/login-guard.js';
 import type { ApiSession } from '../hub/sessions/api-sessions.js';
 import type { HttpContext } from './context.js';
@@ -85,5 +85,39 @@ export async function checkCredentials(ctx: HttpContext, req: FastifyRequest, us
     return { throttled: true, retryAfterSeconds: outcome.retryAfterSeconds };
   }
   ctx.log.info({ address, user: username, path: loggedPath(req.url) }, 'HTTP authentication failed');
+  return null;
+}
+
+/** A web sign-in with a right secret that the account's state refuses (src/auth/authenticate.ts `refusal`). */
+export interface Refused {
+  refused: Refusal;
+}
+
+export const isRefused = (x: object | null | undefined): x is Refused => x !== null && x !== undefined && 'refused' in x;
+
+/**
+ * The dashboard's check of a user name with the account password or a token, through the login
+ * guard: the login, or why an account whose secret is right may not sign in (a right secret gives
+ * its attempt back, so an owner told "not verified yet" is not throttled for it).
+ */
+export async function checkWebCredentials(ctx: HttpContext, req: FastifyRequest, username: string, password: string): Promise<Authenticated | Throttled | Refused | null> {
+  const address = clientAddress(req);
+  const outcome = await ctx.guard.attempt(address, userAccount(username), async () => {
+    const auth = await verifySecret(ctx.store, ctx.credentials, username, password, ctx.hub.now());
+    return auth && auth.permit.trim().toLowerCase() !== 'none' ? auth : null;
+  });
+  if (outcome.ok) {
+    const why = refusal(outcome.value, 'web');
+    if (why) {
+      ctx.log.info({ address, user: username, refused: why }, 'web sign-in refused');
+      return { refused: why };
+    }
+    return outcome.value;
+  }
+  if (outcome.throttled) {
+    ctx.log.info({ address, user: username, path: loggedPath(req.url), limit: outcome.limit }, 'web sign-in refused: too many failed logins');
+    return { throttled: true, retryAfterSeconds: outcome.retryAfterSeconds };
+  }
+  ctx.log.info({ address, user: username, path: loggedPath(req.url) }, 'web sign-in failed');
   return null;
 }

@@ -15,9 +15,10 @@ export function routeGroup(method: string, url: string, commandService: string):
   if (path === '/metrics') return 'metrics';
   if (path.startsWith('/mqapi/')) return 'mqapi';
   if (path !== '/api' && !path.startsWith('/api/')) return 'web';
-  const [fn = '', second] = path.slice(5).split('/', 2);
+  const segments = path.slice(5).split('/');
+  const [fn = '', second] = segments;
   if (fn === 'openapi.json' || fn === 'docs') return 'openapi';
-  const group = apiCallGroup(method, fn);
+  const group = apiCallGroup(method, segments);
   if (group === 'command_api' || group === 'web_api') return group;
   if (fn === commandService) return second === 'csv' ? 'csv' : 'custom_api';
   if (fn === 'call') return 'custom_api';

@@ -35,7 +35,7 @@ const JSON_CALLS = new Set([
   'PUT:homelink',
   'POST:session',
   'POST:password',
-  'POST:push',
+  'POST:push/targets',
   'POST:places',
   'PUT:places',
   'PUT:abrp',

@@ -40,7 +40,7 @@ test('an empty schema gets the whole schema, in the schema the URL names; a popu
   await store.close();
   assert.deepEqual(created, [`postgres://root@127.0.0.1:5432/${new URL(PG_TEST_URL).pathname.slice(1)} (schema ${s.schema})`]);
   assert.deepEqual(await tables(s.schema), [
-    'abrp_links', 'account_tokens', 'alert_rules', 'alert_settings', 'alert_state', 'api_tokens', 'autoprovision', 'car_messages', 'command_audit', 'historical', 'historical_all', 'import_origins',
+    'abrp_links', 'account_tokens', 'alert_rules', 'alert_settings', 'alert_state', 'api_tokens', 'audit_log', 'auth_challenges', 'autoprovision', 'car_messages', 'command_audit', 'historical', 'historical_all', 'import_origins',
     'invites', 'notify_targets', 'owners', 'passkeys', 'places', 'push_attempts', 'push_buckets', 'push_deliveries', 'push_notifications', 'push_subscriptions', 'recovery_codes',
     'session_details', 'session_trackers', 'sessions', 'shares', 'utilisation', 'vehicles', 'vts_meta', 'vts_schema_version',
   ]);

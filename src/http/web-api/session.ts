@@ -7,7 +7,8 @@
  * `--session-timeout`).
  */
 import { hasRight } from '../../core/auth/rights.js';
-import { checkCredentials, isThrottled, sessionCookie } from '../auth.js';
+import { ERRORS } from '../../errors.js';
+import { checkWebCredentials, isRefused, isThrottled, sessionCookie } from '../auth.js';
 import { sendError, sendJson, status } from '../reply.js';
 import type { ApiCall, ApiRoute } from '../api-call.js';
 
@@ -30,16 +31,17 @@ export const signIn: ApiRoute = {
     const { ctx, req, reply, params } = call;
     const username = params.username ?? '';
     const password = params.password ?? '';
-    const principal = username && password ? await checkCredentials(ctx, req, username, password) : null;
-    if (isThrottled(principal)) return loginThrottled(call, principal.retryAfterSeconds);
-    if (!principal || !hasRight(principal.permit, 'session')) return sendError(call.reply, { code: 'VTS_ERR_AUTH', message: 'wrong user name or password' });
+    const auth = username && password ? await checkWebCredentials(ctx, req, username, password) : null;
+    if (isThrottled(auth)) return loginThrottled(call, auth.retryAfterSeconds);
+    if (isRefused(auth)) return sendError(call.reply, { code: auth.refused, message: ERRORS[auth.refused] });
+    if (!auth || !hasRight(auth.permit, 'session')) return sendError(call.reply, { code: 'VTS_ERR_AUTH', message: 'wrong user name or password' });
     const old = sessionCookie(req.headers.cookie, ctx.cookieNames);
     if (old) await ctx.sessions.end(old);
-    const s = await ctx.sessions.create({ id: principal.ownerId, name: principal.ownerName }, principal.permit, principal.tokenHash, true);
+    const s = await ctx.sessions.create({ id: auth.owner.id, name: auth.owner.name }, auth.permit, auth.tokenHash, true);
     const secure = req.protocol === 'https' ? '; Secure' : '';
     reply.header('Set-Cookie', `${ctx.cookieNames[0]}=${s.id}; Path=/; HttpOnly; SameSite=Strict${secure}`);
-    ctx.log.info({ user: principal.ownerName }, 'web sign-in');
-    return sessionBody(call, principal.ownerName, s.csrf ?? '');
+    ctx.log.info({ user: auth.owner.name }, 'web sign-in');
+    return sessionBody(call, auth.owner.name, s.csrf ?? '');
   },
 };
 

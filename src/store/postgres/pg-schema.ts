@@ -385,6 +385,30 @@ export const PG_MIGRATIONS: readonly { description: string; sql: string }[] = [
       CREATE INDEX shares_user ON shares (user_id);
     `,
   },
+  {
+    description: 'account audit log and sign-in challenges',
+    sql: `
+      -- See the SQLite schema.
+      CREATE TABLE audit_log (
+        id     bigserial PRIMARY KEY,
+        time   bigint NOT NULL,
+        action text NOT NULL,
+        actor  text NOT NULL,
+        via    text NOT NULL,
+        target text NOT NULL DEFAULT '',
+        detail text NOT NULL DEFAULT '{}'
+      );
+      CREATE INDEX audit_log_time ON audit_log (time);
+      CREATE TABLE auth_challenges (
+        id        text COLLATE "C" NOT NULL PRIMARY KEY,
+        owner_id  bigint REFERENCES owners (id) ON DELETE CASCADE,
+        purpose   text NOT NULL,
+        challenge text NOT NULL,
+        expires   bigint NOT NULL
+      );
+      CREATE INDEX auth_challenges_expires ON auth_challenges (expires);
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

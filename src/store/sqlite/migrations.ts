@@ -436,6 +436,33 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX shares_user ON shares (user_id);
     `,
   },
+  {
+    description: 'account audit log and sign-in challenges',
+    sql: `
+      -- What was done to accounts, vehicles and shares, by whom (the Admin section's audit log;
+      -- issue 31). detail is a JSON object without secrets.
+      CREATE TABLE audit_log (
+        id     INTEGER PRIMARY KEY AUTOINCREMENT,
+        time   INTEGER NOT NULL,
+        action TEXT    NOT NULL,
+        actor  TEXT    NOT NULL,
+        via    TEXT    NOT NULL,
+        target TEXT    NOT NULL DEFAULT '',
+        detail TEXT    NOT NULL DEFAULT '{}'
+      );
+      CREATE INDEX audit_log_time ON audit_log (time);
+      -- Short-lived challenges of a sign-in or enrolment in several steps (WebAuthn), kept in the
+      -- database so that any node of a cluster can finish what another began.
+      CREATE TABLE auth_challenges (
+        id        TEXT    NOT NULL PRIMARY KEY,
+        owner_id  INTEGER REFERENCES owners (id) ON DELETE CASCADE,
+        purpose   TEXT    NOT NULL,
+        challenge TEXT    NOT NULL,
+        expires   INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX auth_challenges_expires ON auth_challenges (expires);
+    `,
+  },
 ];
 
 /** The schema version this code writes. */
