@@ -75,6 +75,23 @@ test('bad settings: a 400 that names the field', async (t) => {
   assert.equal(ok.status, 201, ok.body);
   assert.deepEqual(Object.keys(body<Row>(ok)), ['id', 'kind', 'place', 'created']);
   assert.deepEqual(body<Row[]>(await h.asDemo('/api/alerts/TESTCAR')).length, 1, 'nothing stored for the refused ones');
+
+  // a change is checked as a new rule is
+  const rule = body<Row>(ok).id;
+  const put = (b: unknown) => h.asDemo(`/api/alerts/TESTCAR/${rule}`, json('PUT', b));
+  assertBadField(await put({ kind: 'soc-reached', threshold: 100.5 }), 'threshold');
+  assertBadField(await put({ kind: 'offline', after: -3 }), 'after');
+  assertBadField(await put({ kind: 'place-leave', place: body<Row>(theirs).id }), 'place');
+  assertBadField(await put({ kind: 'nothing' }), 'kind');
+  // a form is not JSON: its values are all text, so the body is what is refused
+  const form = await h.asDemo('/api/alerts/TESTCAR', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'kind=soc-reached&threshold=80' });
+  assertBadField(form, 'body');
+  assert.deepEqual(body<Row[]>(await h.asDemo('/api/alerts/TESTCAR')).map((r) => [r.kind, r.place]), [['place-arrive', mine.id]], 'the refused changes changed nothing');
+
+  // removing a place removes the rules that name it (they could never fire again), and no other
+  await post({ kind: 'soc-below', threshold: 20 });
+  assert.equal((await h.asDemo(`/api/places/${mine.id}`, { method: 'DELETE' })).status, 204);
+  assert.deepEqual(body<Row[]>(await h.asDemo('/api/alerts/TESTCAR')).map((r) => r.kind), ['soc-below']);
 });
 
 test('owners are kept apart: another owner neither sees nor changes the rules; the quiet hours are per owner', async (t) => {

@@ -13,7 +13,8 @@
  *   below fires at the next input.
  * - charge-started: a charging state after a non-charging one (not a resume within 120 s; not the
  *   very first state the engine sees, which may be hours into a charge).
- * - charge-done: the charge state goes from charging to `done` (or to `done` within 120 s of a stop).
+ * - charge-done: the charge state goes from charging to `done` (or to `done` within an hour of a
+ *   stop, with no charging between: DONE_AFTER_STOP_SECONDS).
  * - charge-stopped: a charging state followed by one that is neither charging nor `done`, and no
  *   charging state within `after` seconds; once per stop. `done` cancels a pending stop. A stop
  *   already pending when the rule is created (or changed) does not fire it.
@@ -142,14 +143,16 @@ function socRules(s: Step, threshold: number): void {
   if (f.soc === null) return;
   if (s.rule.kind === 'soc-reached') {
     if (f.soc < threshold) m.below = true;
-    else if (f.charging === true && m.below && m.seq !== f.chargeSeq) {
+    // 0 % is reached by every charge (no SOC is below it): once per charge
+    else if (f.charging === true && (m.below || threshold <= 0) && m.seq !== f.chargeSeq) {
       m.seq = f.chargeSeq;
       m.below = false;
       s.fire('soc-reached', texts.socReached(s.car, soc(f, s.car)));
     }
     return;
   }
-  if (f.soc >= threshold + SOC_HYSTERESIS) m.fired = false;
+  // re-armed above the threshold (at 100 % for a threshold of 100: no SOC is above it)
+  if (f.soc >= Math.min(threshold + SOC_HYSTERESIS, 100)) m.fired = false;
   else if (f.soc < threshold && f.charging !== true && !m.fired) {
     m.fired = true;
     s.fire('soc-below', texts.socBelow(s.car, soc(f, s.car)));
@@ -161,7 +164,9 @@ function placeRule(s: Step, placeId: number): void {
   const pos = s.f.pos;
   if (place === undefined || pos === null || !s.c.position) return;
   const d = distanceMetres(pos, place);
-  const inside = d <= place.radius ? true : d > place.radius + placeMargin(place.radius) ? false : null;
+  const band = d > place.radius && d <= place.radius + placeMargin(place.radius);
+  // a first position in the margin counts as outside: the car's next position inside is an arrival
+  const inside = d <= place.radius ? true : band && s.m.inside !== null ? null : false;
   if (inside === null || inside === s.m.inside) return;
   const was = s.m.inside;
   s.m.inside = inside;
@@ -233,6 +238,9 @@ function stepRule(s: Step): void {
   }
 }
 
+/** The `fired` of an evaluation that fired nothing (shared; never changed). */
+const NOTHING_FIRED: Alert[] = [];
+
 /** Options of `evaluate`. */
 export interface EvaluateOptions {
   /**
@@ -254,8 +262,19 @@ function signatureOf(rule: AlertRule): string {
   return sig;
 }
 
+/** The rules a memos object was last found to fit (the same rules array: no need to look again). */
+const fitting = new WeakMap<Record<string, RuleMemo>, readonly AlertRule[]>();
+
 /** The memos for `rules` (each rule's, or a fresh one when it is new or changed); the same object when nothing changed. */
 function memosFor(state: AlertState, rules: readonly AlertRule[]): Record<string, RuleMemo> {
+  const old = state.memos;
+  if (fitting.get(old) === rules) return old;
+  const memos = freshMemos(state, rules);
+  fitting.set(memos, rules);
+  return memos;
+}
+
+function freshMemos(state: AlertState, rules: readonly AlertRule[]): Record<string, RuleMemo> {
   const old = state.memos;
   let same = Object.keys(old).length === rules.length;
   for (let i = 0; same && i < rules.length; i++) {
@@ -271,10 +290,6 @@ function memosFor(state: AlertState, rules: readonly AlertRule[]): Record<string
   return memos;
 }
 
-/** The facts that decide something, as they were before an input. */
-function factsKey(f: CarFacts): readonly unknown[] {
-  return [f.chargeState, f.charging, f.chargeSeq, f.stop?.at, f.stop?.soc, f.online, f.linkSince, f.units];
-}
 
 /** Whether a memo moved (its fields other than `sig`, which never changes for a kept memo). */
 function memoMoved(m: RuleMemo, fired: boolean, below: boolean, seq: number | null, at: number | null, inside: boolean | null, keys: number): boolean {
@@ -293,20 +308,28 @@ export function evaluate(state: AlertState, rules: readonly AlertRule[], input: 
   const memos = memosFor(next, rules);
   let changed = memos !== next.memos;
   next.memos = memos;
-  const before = factsKey(next.facts);
-  const c = applyInput(next.facts, input, now);
-  const after = factsKey(next.facts);
-  for (let i = 0; !changed && i < before.length; i++) changed = before[i] !== after[i];
-  const fired: Alert[] = [];
+  // the facts that decide something, as they were before the input (no array per record)
+  const f = next.facts;
+  const { chargeState, charging, chargeSeq, online, linkSince, units } = f;
+  const stopAt = f.stop?.at;
+  const stopSoc = f.stop?.soc;
+  const c = applyInput(f, input, now);
+  changed ||=
+    chargeState !== f.chargeState || charging !== f.charging || chargeSeq !== f.chargeSeq || online !== f.online ||
+    linkSince !== f.linkSince || units !== f.units || stopAt !== f.stop?.at || stopSoc !== f.stop?.soc;
+  let fired: Alert[] = NOTHING_FIRED;
   const step: Step = {
     rule: rules[0]!,
     m: undefined as unknown as RuleMemo,
-    f: next.facts,
+    f,
     c,
     input,
     now,
     car,
-    fire: (kind, text) => fired.push({ rule: step.rule.id, kind, vehicleId: car.vehicleId, time: now, text }),
+    fire(kind, text) {
+      if (fired === NOTHING_FIRED) fired = [];
+      fired.push({ rule: this.rule.id, kind, vehicleId: car.vehicleId, time: now, text });
+    },
   };
   for (const rule of rules) {
     const m = memos[rule.id] as RuleMemo;

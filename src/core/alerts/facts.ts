@@ -9,6 +9,9 @@ import { CHARGING_STATES, parseL, pickFields } from '../drives/log-fields.js';
 import { FLAP_SECONDS } from '../drives/log-sessions.js';
 import type { DistanceUnits, DriveSession, GeoPoint } from '../drives/types.js';
 
+/** Seconds after a charging stop within which a `done` (with no charging between) is the charge's end. */
+export const DONE_AFTER_STOP_SECONDS = 3600;
+
 /** One thing that happened to the car, in time order, at the `now` of its evaluation. */
 export type AlertInput =
   /** A live record as the car sends it (`S`, `D`, `L`; others are ignored). Not paranoid (encrypted). */
@@ -92,8 +95,10 @@ function onS(f: CarFacts, data: string, now: number, c: Changes): void {
     if (stateText === 'done') c.chargeDone = true;
     else f.stop = { at: now, soc: f.soc };
   } else if (stateText === 'done' && f.stop !== null) {
-    // stopped, then done: it finished (never a stop); done within the flap window is its end
-    if (now - f.stop.at <= FLAP_SECONDS) c.chargeDone = true;
+    // stopped, then done with no charging between: the charge finished after all, if within the
+    // hour (a charge-stopped rule whose wait ended before has told of the stop); a `done` long
+    // after a stop is the state of a parked car
+    if (now - f.stop.at <= DONE_AFTER_STOP_SECONDS) c.chargeDone = true;
     f.stop = null;
   }
   f.chargeState = stateText;

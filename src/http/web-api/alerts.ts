@@ -34,10 +34,15 @@ export function ruleJson(r: StoredRule): Record<string, unknown> {
 
 const quietJson = (q: QuietHours | null) => ({ quietHours: q === null ? null : { from: q.from, to: q.to, timezone: q.timezone } });
 
-/** The request's JSON object (no body or a form: an empty one, whose missing kind is the 400). */
+/**
+ * The request's JSON object: no body is an empty one (whose missing kind is the 400); a body that
+ * is not JSON (a form, whose values are all text) is null, the 400 that asks for JSON.
+ */
 function body(call: ApiCall): unknown {
   const b = call.req.body;
-  return b !== null && typeof b === 'object' && !Buffer.isBuffer(b) ? b : {};
+  if (b === undefined || b === null) return {};
+  const json = /^application\/json\b/i.test(call.req.headers['content-type'] ?? '');
+  return json && typeof b === 'object' && !Buffer.isBuffer(b) ? b : null;
 }
 
 /** The message of a bad field, starting with the field's name. */
@@ -141,11 +146,13 @@ export const removeAlert: ApiRoute = {
 /** `PUT /api/alerts` with `{"quietHours": {"from","to","timezone"} | null}`: 200 and the settings. */
 async function setSettings(call: ApiCall) {
   const { ctx, reply, principal } = call;
-  const b = body(call) as Record<string, unknown>;
+  const b = body(call);
+  if (b === null || typeof b !== 'object') return badInput(call, 'body: the body must be a JSON object (Content-Type: application/json)');
   if (!('quietHours' in b)) return badInput(call, 'quietHours: {"from":"22:00","to":"07:00","timezone":"Europe/Berlin"}, or null for none');
   let quiet: QuietHours | null = null;
-  if (b.quietHours !== null) {
-    const check = checkQuietHours(b.quietHours);
+  const given = (b as { quietHours: unknown }).quietHours;
+  if (given !== null) {
+    const check = checkQuietHours(given);
     if (!check.ok) return badInput(call, fieldMessage(check.field === 'body' ? 'quietHours' : check.field, check.message));
     quiet = check.quiet;
   }

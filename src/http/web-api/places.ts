@@ -9,6 +9,8 @@ import { checkPlace } from '../../core/drives/places.js';
 import type { Place } from '../../core/drives/types.js';
 import type { ApiCall, ApiRoute } from '../api-call.js';
 import { status } from '../reply.js';
+import { clientAddress } from '../params.js';
+import { audit } from '../../util/audit.js';
 import { retagOwner } from './retag.js';
 import { badInput, idOf, notFound, sendOrdered } from './sessions-common.js';
 
@@ -84,12 +86,27 @@ export const changePlace: ApiRoute = {
   },
 };
 
-/** `DELETE /api/places/<id>`: 204. */
+/** The alert rules of the caller's vehicles that name a place just removed go with it (they could never fire again). */
+async function removePlaceRules(call: ApiCall, placeId: number): Promise<void> {
+  const { ctx, principal } = call;
+  for (const vehicle of await ctx.store.listVehicles(principal.ownerId)) {
+    let removed = 0;
+    for (const rule of await ctx.store.alerts.listRules(vehicle.id)) {
+      if ((rule.kind === 'place-arrive' || rule.kind === 'place-leave') && rule.place === placeId && (await ctx.store.alerts.removeRule(vehicle.id, rule.id))) removed++;
+    }
+    if (removed === 0) continue;
+    ctx.alerts?.rulesChanged(vehicle.id);
+    audit(ctx.log, 'alert.remove', principal.ownerName, 'http', { user: principal.ownerName, vehicle: vehicle.id, place: placeId, rules: removed, client: clientAddress(call.req) });
+  }
+}
+
+/** `DELETE /api/places/<id>`: 204; the place rules that name it are removed too. */
 export const removePlace: ApiRoute = {
   async handler(call) {
     const { ctx, principal, args } = call;
     const id = args.length === 1 ? idOf(args[0]) : null;
     if (id === null || !(await ctx.store.drives.removePlace(principal.ownerId, id))) return notFound(call, 'no such place');
+    await removePlaceRules(call, id);
     await retag(call);
     return status(call.reply, 204).send();
   },

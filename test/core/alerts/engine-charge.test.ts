@@ -110,3 +110,25 @@ test('a stop pending before the rule was created does not fire it', () => {
   r.at(T0 + 86_510, S(51, 'stopped'));
   assert.equal(r.at(T0 + 86_630, tick).length, 1);
 });
+
+test('stopped, then done after a pause longer than the flap window: charge-done; after an hour, nothing', () => {
+  // charge-stopped waits longer than the pause: only charge-done (the charge finished after all)
+  const r = new Run([{ id: 2, kind: 'charge-done' }, { id: 3, kind: 'charge-stopped', after: 600 }]);
+  r.at(T0, S(40, 'charging'));
+  r.at(T0 + 10, S(90, 'stopped'));
+  const done = r.at(T0 + 210, S(100, 'done', 310));
+  assert.deepEqual(done.map((a) => a.kind), ['charge-done']);
+  assert.deepEqual(r.at(T0 + 5000, tick), []);
+  // charge-stopped told of the stop first: then the charge-done too
+  const told = new Run([{ id: 2, kind: 'charge-done' }, { id: 3, kind: 'charge-stopped', after: 120 }]);
+  told.at(T0, S(40, 'charging'));
+  told.at(T0 + 10, S(90, 'stopped'));
+  told.at(T0 + 130, tick);
+  told.at(T0 + 300, S(100, 'done'));
+  assert.deepEqual(told.kinds(), ['charge-stopped', 'charge-done']);
+  // a done more than an hour after the stop is a parked car's state
+  const late = new Run([{ id: 2, kind: 'charge-done' }]);
+  late.at(T0, S(40, 'charging'));
+  late.at(T0 + 10, S(90, 'stopped'));
+  assert.deepEqual(late.at(T0 + 10 + 3601, S(90, 'done')), []);
+});

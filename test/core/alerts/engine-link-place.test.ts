@@ -103,3 +103,15 @@ test('drive-report: each finished drive once, with distance, duration, energy, e
   const m = miles.at(T0, { type: 'drive', drive: drive({ key: 'live:3', start: T0, end: T0 + 600, distance: 16.1, energyUsed: null }) });
   assert.deepEqual(m.map((a) => a.text), ['DEMO1 drove 10.0 mi in 10 min']);
 });
+
+test('place: a first position in the margin counts as outside: the next one inside is an arrival', () => {
+  const r = new Run([
+    { id: 8, kind: 'place-arrive', place: 7 },
+    { id: 9, kind: 'place-leave', place: 7 },
+  ]);
+  assert.deepEqual(r.at(T0, L(north(210), WORK.lon)), []); // 10 m outside the circle, in the margin
+  assert.deepEqual(r.at(T0 + 10, L(north(150), WORK.lon)).map((a) => a.kind), ['place-arrive']);
+  // once inside, the margin is the margin again: jitter into it leaves nothing
+  assert.deepEqual(r.at(T0 + 20, L(north(215), WORK.lon)), []);
+  assert.deepEqual(r.kinds(), ['place-arrive']);
+});

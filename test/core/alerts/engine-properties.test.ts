@@ -90,6 +90,7 @@ function checkRearm(list: Step[], fired: Alert[][]): void {
   let downAt: number | null = null;
   let stopAt: number | null = null;
   let offlineFired = false;
+  let positioned = false;
   list.forEach((s, i) => {
     const sd = dataOf(s.input, 'S');
     if (sd) {
@@ -114,8 +115,10 @@ function checkRearm(list: Step[], fired: Alert[][]): void {
     if (ld) {
       const m = (Number(ld[0]) - WORK.lat) * 111_195;
       // necessary conditions, a metre of slack for the rounding of the distance
-      if (m > WORK.radius + placeMargin(WORK.radius) - 1) rearm(7);
+      // the first position: outside the circle (also in the margin) counts as outside
+      if (m > WORK.radius + placeMargin(WORK.radius) - 1 || (!positioned && m > WORK.radius - 1)) rearm(7);
       if (m < WORK.radius + 1) rearm(8);
+      if (ld[0] !== '0' || ld[1] !== '0') positioned = true;
     }
     if (s.input.type === 'record' || (s.input.type === 'link' && s.input.online)) {
       rearm(6);

@@ -75,3 +75,17 @@ test('soc-reached: after it fired, a new charge that starts above the threshold 
   r.at(T0 + 3000, S(79, 'charging'));
   assert.equal(r.at(T0 + 4000, S(80, 'charging')).length, 1);
 });
+
+test('the ends of the scale: soc-reached 0 once per charge; soc-below 100 re-armed at 100 %', () => {
+  const reached = new Run([{ id: 1, kind: 'soc-reached', threshold: 0 }]);
+  reached.at(T0, S(50, 'stopped'));
+  assert.deepEqual(reached.at(T0 + 10, S(50, 'charging')).map((a) => a.kind), ['soc-reached']);
+  assert.deepEqual(reached.at(T0 + 20, S(51, 'charging')), []);
+  reached.at(T0 + 30, S(60, 'done'));
+  assert.deepEqual(reached.at(T0 + 5000, S(60, 'charging')).map((a) => a.kind), ['soc-reached']);
+  const below = new Run([{ id: 2, kind: 'soc-below', threshold: 100 }]);
+  assert.deepEqual(below.at(T0, S(99, 'stopped')).map((a) => a.kind), ['soc-below']);
+  assert.deepEqual(below.at(T0 + 10, S(98, 'stopped')), []);
+  below.at(T0 + 20, S(100, 'done')); // full again: re-armed
+  assert.deepEqual(below.at(T0 + 30, S(99, 'stopped')).map((a) => a.kind), ['soc-below']);
+});

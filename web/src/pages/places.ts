@@ -251,7 +251,7 @@ export function placesPage(): Page {
   }
 
   async function remove(p: Place, button: HTMLButtonElement): Promise<void> {
-    if (!confirm(`Delete the place “${p.name}”? Drives and charges there are no longer named or priced by it.`)) return;
+    if (!confirm(`Delete the place “${p.name}”? Drives and charges there are no longer named or priced by it, and the alerts for arriving at it or leaving it are removed.`)) return;
     button.disabled = true;
     try {
       await removePlace(p.id);
