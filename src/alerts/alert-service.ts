@@ -46,8 +46,8 @@ export interface AlertServiceDeps {
   carAnywhere(vehicleId: string): boolean;
   /** Runs for the cluster role (a single node: leads at once). */
   lead(role: string, onChange: (leading: boolean) => void): () => void;
-  /** Raises the alert (src/hub/notifications/notifications.ts `alert`). */
-  raise(ownerId: number, vehicleId: string, alertType: string, text: string, tag: AlertTag): void;
+  /** Raises the alert (src/hub/notifications/notifications.ts `alert`): whether it is recorded, once the outbox write is over. */
+  raise(ownerId: number, vehicleId: string, alertType: string, text: string, tag: AlertTag): Promise<boolean>;
 }
 
 export interface AlertServiceOptions {
@@ -92,8 +92,25 @@ interface Track {
   queued: number;
   timer: NodeJS.Timeout | null;
   wakeAt: number | null;
+  /** Whether `timer` and `wakeAt` were set for the state as it is (false after a read or a timer's end). */
+  planned: boolean;
   heard: number;
+  /** Alerts saved as fired whose outbox write is not known to be over (saved with the state). */
+  pending: PendingAlert[];
 }
+
+/** An alert saved as fired (with the state) before it is raised, until its notification is recorded. */
+interface PendingAlert {
+  rule: number;
+  kind: Alert['kind'];
+  text: string;
+  time: number;
+  /** Being raised now (not saved). */
+  raising?: boolean;
+}
+
+/** The state as saved: the engine's, and the alerts fired but not known to be recorded yet. */
+type SavedState = AlertState & { pending?: PendingAlert[] };
 
 export class AlertService {
   private readonly tracks = new Map<string, Track>();
@@ -151,6 +168,7 @@ export class AlertService {
   private setAside(t: Track): void {
     t.rules = null;
     t.base = null;
+    t.planned = false;
     t.gen++;
   }
 
@@ -224,7 +242,8 @@ export class AlertService {
     // in place: a save refused or failed reads the state again from the store
     const ev = evaluate(state, rules, input, now, base, { inPlace: true });
     if (!ev.changed && now - t.savedAt < this.o.saveSeconds) {
-      this.schedule(t);
+      // nothing a wait depends on moved: the timer planned for this state stands
+      if (!t.planned) this.schedule(t);
       return null;
     }
     return ev;
@@ -232,18 +251,42 @@ export class AlertService {
 
   /** Saves an evaluation over the version it was computed from, then raises its alerts; false when another writer saved first. */
   private async saved(t: Track, ev: Evaluation, now: number): Promise<boolean> {
+    // what fires is saved as pending with the state, so that a crash before its notification is
+    // recorded raises it after the restart (reconcile), and never twice
+    const fired = ev.fired.map((a): PendingAlert => ({ rule: a.rule, kind: a.kind, text: a.text, time: now }));
+    const pending = fired.length > 0 ? [...t.pending, ...fired] : t.pending;
+    const json = JSON.stringify(pending.length > 0 ? { ...ev.state, pending: pending.map(({ raising: _, ...p }) => p) } : ev.state);
     // a save that raises nothing need not wait for the disk: it survives a crash of the process
-    const version = await this.deps.store.alerts.saveState(t.vehicleId, t.version, JSON.stringify(ev.state), ev.fired.length > 0);
+    const version = await this.deps.store.alerts.saveState(t.vehicleId, t.version, json, fired.length > 0);
     if (version === null) {
       // another writer saved since: its state is the one to go on from
       t.state = null;
+      t.planned = false;
       return false;
     }
     t.version = version;
     t.savedAt = now;
-    for (const a of ev.fired) this.raise(t, a);
+    t.pending = pending;
+    for (const a of fired) this.raise(t, a);
     this.schedule(t);
     return true;
+  }
+
+  /**
+   * The pending alerts of a state read from the store (a crash, or another node, between a save
+   * and the notifications' writes): those whose notification is not in the outbox are raised now.
+   */
+  private async reconcile(t: Track): Promise<void> {
+    for (const p of t.pending) {
+      if (p.raising === true) continue;
+      if (await this.deps.store.push.hasAlertNotification(t.vehicleId, p.rule, p.kind, p.time)) this.recorded(t, p);
+      else this.raise(t, p);
+    }
+  }
+
+  /** The alert's notification is recorded: it is no longer pending (the next save says so). */
+  private recorded(t: Track, p: PendingAlert): void {
+    t.pending = t.pending.filter((x) => x !== p);
   }
 
   /** The save of an input evaluated at once; when another writer got there first, the input again on its state. */
@@ -257,7 +300,7 @@ export class AlertService {
     if (this.closed) return;
     let t = this.tracks.get(vehicleId);
     if (!t) {
-      t = { vehicleId, ownerId, rules: null, base: null, baseAt: 0, gen: 0, state: null, version: 0, savedAt: 0, chain: Promise.resolve(), queued: 0, timer: null, wakeAt: null, heard: 0 };
+      t = { vehicleId, ownerId, rules: null, base: null, baseAt: 0, gen: 0, state: null, version: 0, savedAt: 0, chain: Promise.resolve(), queued: 0, timer: null, wakeAt: null, planned: false, heard: 0, pending: [] };
       this.tracks.set(vehicleId, t);
     }
     const track = t;
@@ -280,6 +323,7 @@ export class AlertService {
   private retryLater(t: Track): void {
     if (this.closed || t.timer !== null) return;
     t.wakeAt = null;
+    t.planned = false;
     t.timer = setTimeout(() => {
       t.timer = null;
       this.input(t.vehicleId, t.ownerId, { type: 'tick' });
@@ -304,9 +348,15 @@ export class AlertService {
     }
     if (t.state === null) {
       const saved = await store.alerts.loadState(t.vehicleId);
-      t.state = saved ? (JSON.parse(saved.state) as AlertState) : emptyAlertState();
+      const { pending = [], ...state }: SavedState = saved ? (JSON.parse(saved.state) as SavedState) : emptyAlertState();
+      t.state = state;
+      t.planned = false;
       t.version = saved?.version ?? 0;
       t.savedAt = this.deps.seconds();
+      // those being raised by this node are its own; the others were left by a crash or a failover
+      const raising = t.pending.filter((p) => p.raising === true);
+      t.pending = [...raising, ...pending.filter((p) => !raising.some((r) => r.rule === p.rule && r.kind === p.kind && r.time === p.time))];
+      if (t.pending.length > raising.length) await this.reconcile(t);
     }
   }
 
@@ -322,14 +372,25 @@ export class AlertService {
     this.retryLater(t);
   }
 
-  private raise(t: Track, a: Alert): void {
-    this.deps.log.info({ vehicle: t.vehicleId, rule: a.rule, event: a.kind }, 'alert fired');
-    this.deps.raise(t.ownerId, t.vehicleId, alertTypeOf(a.kind), a.text, { event: a.kind, rule: a.rule });
+  /** Raises a pending alert; recorded: no longer pending; the outbox write failed: tried again later. */
+  private raise(t: Track, p: PendingAlert): void {
+    this.deps.log.info({ vehicle: t.vehicleId, rule: p.rule, event: p.kind }, 'alert fired');
+    p.raising = true;
+    void this.deps.raise(t.ownerId, t.vehicleId, alertTypeOf(p.kind), p.text, { event: p.kind, rule: p.rule }).then((ok) => {
+      p.raising = false;
+      if (ok) return this.recorded(t, p);
+      if (this.closed) return;
+      // the outbox did not take it: from the saved state again in a while (its pending list raises it)
+      t.state = null;
+      this.setAside(t);
+      this.retryLater(t);
+    });
   }
 
   /** Sets the vehicle's timer to its next wake (none pending: none). */
   private schedule(t: Track): void {
     const wake = t.state && t.rules ? nextWake(t.state, t.rules, this.deps.seconds()) : null;
+    t.planned = t.state !== null && t.rules !== null;
     if (wake === t.wakeAt && (wake === null || t.timer !== null)) return;
     if (t.timer) clearTimeout(t.timer);
     t.timer = null;
@@ -339,6 +400,7 @@ export class AlertService {
     t.timer = setTimeout(() => {
       t.timer = null;
       t.wakeAt = null;
+      t.planned = false;
       this.input(t.vehicleId, t.ownerId, { type: 'tick' });
     }, ms);
     t.timer.unref();

@@ -30,7 +30,7 @@ export async function startAlerts(hub: Hub, store: Store, log: Logger, cluster: 
       },
       carAnywhere: (vehicleId) => hub.linkKind(vehicleId) !== null,
       lead: (role, onChange) => cluster.lead(role, onChange),
-      raise: (ownerId, vehicleId, alertType, text, tag) => void hub.notifications.alert(ownerId, vehicleId, alertType, text, tag),
+      raise: (ownerId, vehicleId, alertType, text, tag) => hub.notifications.alert(ownerId, vehicleId, alertType, text, tag),
     },
     options,
   );

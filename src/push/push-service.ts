@@ -37,7 +37,7 @@ export class PushService implements Notifier {
   /** The channels that are off, as the delivery thread found them. */
   private readonly off = new Map<Channel, string>();
   /** Per vehicle, the last notification being written (each waits for the one before). */
-  private readonly writing = new Map<string, Promise<void>>();
+  private readonly writing = new Map<string, Promise<unknown>>();
   /** Channels with new deliveries, told to the thread at the end of the turn. */
   private readonly toKick = new Set<Channel>();
   /** Settles once the thread has said which providers are off (the outbox skips them). */
@@ -76,7 +76,7 @@ export class PushService implements Notifier {
     }
   }
 
-  submit(n: PushNotification): void {
+  submit(n: PushNotification): Promise<boolean> {
     const rules = n.push ? this.rules : { ...this.rules, push: false };
     // a vehicle's notifications are written in the order they came (the quiet hours' read comes first)
     const written = (this.writing.get(n.vehicleId) ?? this.ready)
@@ -86,13 +86,18 @@ export class PushService implements Notifier {
         (added) => {
           if (added.limited) this.log.info({ vehicle: n.vehicleId, notification: added.id }, "push: over the vehicle's rate limit: recorded, not sent");
           this.kick(added.channels);
+          return true;
         },
-        (err: unknown) => this.log.error({ err, vehicle: n.vehicleId }, 'push: writing a notification to the outbox failed: it is not delivered'),
+        (err: unknown) => {
+          this.log.error({ err, vehicle: n.vehicleId }, 'push: writing a notification to the outbox failed: it is not delivered');
+          return false;
+        },
       );
     this.writing.set(n.vehicleId, written);
     void written.then(() => {
       if (this.writing.get(n.vehicleId) === written) this.writing.delete(n.vehicleId);
     });
+    return written;
   }
 
   /** When the owner's quiet hours that hold `n` end; undefined: sent at once (none, an alarm, or unreadable settings). */

@@ -216,6 +216,11 @@ export interface PushStore {
   recordResult(ref: ResultRef, time: number, detail: string, remove: boolean): Promise<void>;
   /** The newest notifications of the owner (of one vehicle, or all its vehicles), newest first, with deliveries and attempts. */
   listNotifications(ownerId: number, vehicleId: string | undefined, limit: number): Promise<NotificationView[]>;
+  /**
+   * Whether the vehicle has a notification of the alert rule `rule` with that event at or after
+   * `since` (a rule's alert raised before a crash is not raised again after it: src/alerts/).
+   */
+  hasAlertNotification(vehicleId: string, rule: number, event: string, since: number): Promise<boolean>;
   /** Deletes at most `limit` notifications older than `before` with no delivery pending or awaiting a receipt; returns how many. */
   purgeNotifications(before: number, limit: number): Promise<number>;
   /** Deliveries in state `pending` or `receipt`, by channel (channels without any are absent). */

@@ -37,6 +37,13 @@ test('the JSON document, keys in order', () => {
       '"time":1700000000,"timeIso":"2023-11-14T22:13:20Z","notificationId":42}',
   );
   assert.deepEqual(Object.keys(webhookPayload(it)), ['vehicleId', 'vehicleName', 'alertType', 'text', 'time', 'timeIso', 'notificationId']);
+  // an alert the server computed (issue 30): its event and rule after the notification's id
+  const alert = item({ text: 'DEMO1 reached 80 % (62 km)', event: 'soc-reached', rule: 7 });
+  assert.equal(
+    webhookBody(alert),
+    '{"vehicleId":"DEMO1","vehicleName":"My Leaf","alertType":"A","text":"DEMO1 reached 80 % (62 km)",' +
+      '"time":1700000000,"timeIso":"2023-11-14T22:13:20Z","notificationId":42,"event":"soc-reached","rule":7}',
+  );
 });
 
 test('a signed delivery: the receiver verifies the HMAC over the exact body bytes', async () => {

@@ -89,12 +89,17 @@ export class Notifications {
    * done) when the same text came from the vehicle within the last 60 s.
    */
   notify(ownerId: number, vehicleId: string, alertType: string, raw: string, tag?: AlertTag): boolean {
+    return this.record(ownerId, vehicleId, alertType, raw, tag) !== null;
+  }
+
+  /** `notify`: null for a repeat, else whether the outbox write succeeded (once it is over). */
+  private record(ownerId: number, vehicleId: string, alertType: string, raw: string, tag?: AlertTag): Promise<boolean> | null {
     const hub = this.hub;
     const time = hub.seconds();
     const { text, push } = pushText(alertType, raw);
     if (this.repeated(vehicleId, text, time)) {
       hub.log.debug({ vehicle: vehicleId }, 'notification repeats one of the last 60 s: not recorded again');
-      return false;
+      return null;
     }
     const keep = hub.options.notificationHistorySeconds;
     if (keep > 0) {
@@ -104,24 +109,27 @@ export class Notifications {
         .addHistorical({ vehicleId, type: '*-Log-Notification', recordNumber, time, data: `${alertType},${text}`, expires: time + keep })
         .catch((err: unknown) => hub.log.error({ err, vehicle: vehicleId }, 'storing a notification failed'));
     }
-    (hub.options.notifier ?? NO_NOTIFIER).submit({ ownerId, vehicleId, alertType, text, time, push, ...tag });
+    const written = (hub.options.notifier ?? NO_NOTIFIER).submit({ ownerId, vehicleId, alertType, text, time, push, ...tag });
     hub.store.afterCommit(() => {
       this.events.emit('notification', { ownerId, vehicleId, alertType, text, time });
       const live: LiveEvent = { kind: 'notification', type: alertType, text, time };
       hub.live.emit(vehicleId, live);
       hub.fanOut(vehicleId, { messages: [], live });
     });
-    return true;
+    return written;
   }
 
   /**
    * A rule's alert (src/alerts/): recorded and pushed as `notify` does, tagged, and sent to the
-   * vehicle's apps connected now as `P<type><text>`. False when it repeats a text of the last 60 s.
+   * vehicle's apps connected now as `P<type><text>`. Resolves (never rejects), once the outbox
+   * write is over, to whether the alert is recorded: true also for a repeat of a text of the last
+   * 60 s (recorded then), false when the outbox write failed.
    */
-  alert(ownerId: number, vehicleId: string, alertType: string, text: string, tag: AlertTag): boolean {
-    if (!this.notify(ownerId, vehicleId, alertType, text, tag)) return false;
+  alert(ownerId: number, vehicleId: string, alertType: string, text: string, tag: AlertTag): Promise<boolean> {
+    const written = this.record(ownerId, vehicleId, alertType, text, tag);
+    if (written === null) return Promise.resolve(true);
     this.hub.toApps(vehicleId, ownerId, 'P', alertType + text);
-    return true;
+    return written;
   }
 
   /** REF's car-authentication alert: on the first failed car login of a vehicle, and on the next success. */

@@ -2,7 +2,8 @@
  * The one notifier interface of the hub (issue 15): the hub hands it every notification it raises,
  * on the node that holds the vehicle (so once in a cluster); the push service (src/push/) writes it
  * to the store's outbox and delivers it. `submit` returns at once and never throws: a slow or
- * failing delivery never delays the car's connection or the hub.
+ * failing delivery never delays the car's connection or the hub. Its promise (never rejected)
+ * says, once the outbox write is over, whether the notification was written (false: it failed).
  */
 
 export interface PushNotification {
@@ -20,8 +21,8 @@ export interface PushNotification {
 }
 
 export interface Notifier {
-  submit(n: PushNotification): void;
+  submit(n: PushNotification): Promise<boolean>;
 }
 
 /** No delivery (a hub without a push service: tests, tools). */
-export const NO_NOTIFIER: Notifier = { submit: () => undefined };
+export const NO_NOTIFIER: Notifier = { submit: () => Promise.resolve(true) };

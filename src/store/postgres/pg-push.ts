@@ -278,6 +278,14 @@ export class PgPushStore implements PushStore {
     return toNotificationViews(rows);
   }
 
+  async hasAlertNotification(vehicleId: string, rule: number, event: string, since: number): Promise<boolean> {
+    const rows = await this.db.read<{ id: number }>(
+      'SELECT id FROM push_notifications WHERE vehicle_id = $1 AND rule = $2 AND event = $3 AND time >= $4 LIMIT 1',
+      [vehicleId.toUpperCase(), rule, event, since],
+    );
+    return rows.length > 0;
+  }
+
   async purgeNotifications(before: number, limit: number): Promise<number> {
     const n = rowLimit(limit);
     if (n === 0) {

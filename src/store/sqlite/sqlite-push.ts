@@ -156,6 +156,9 @@ function prepareStatements(db: Database.Database) {
     historyOf: db.prepare<[number, string, number], HistoryRow>(
       historySql('SELECT id FROM push_notifications WHERE owner_id = ? AND vehicle_id = ? ORDER BY id DESC LIMIT ?'),
     ),
+    alertRaised: db.prepare<[string, number, string, number], { id: number }>(
+      'SELECT id FROM push_notifications WHERE vehicle_id = ? AND rule = ? AND event = ? AND time >= ? LIMIT 1',
+    ),
     purge: db.prepare<[number, number]>(
       `DELETE FROM push_notifications WHERE id IN (
          SELECT n.id FROM push_notifications n WHERE n.time < ? AND NOT EXISTS (
@@ -335,6 +338,11 @@ export class SqlitePushStore implements PushStore {
         ? this.s.historyAll.all(ownerId, rowLimit(limit))
         : this.s.historyOf.all(ownerId, vehicleId.toUpperCase(), rowLimit(limit));
     return toNotificationViews(rows);
+  }
+
+  async hasAlertNotification(vehicleId: string, rule: number, event: string, since: number): Promise<boolean> {
+    this.open();
+    return this.s.alertRaised.get(vehicleId.toUpperCase(), rule, event, since) !== undefined;
   }
 
   async purgeNotifications(before: number, limit: number): Promise<number> {
