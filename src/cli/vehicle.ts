@@ -5,6 +5,7 @@ import { resolveOptions } from '../util/config.js';
 import { formatUtc } from '../core/time.js';
 import { VtsError } from '../errors.js';
 import type { VehicleType } from '../store/store.js';
+import { addVehiclesFromCsv } from './vehicle-csv.js';
 import {
   addStoreOptions,
   formatTable,
@@ -20,10 +21,11 @@ import {
 } from './shared-options.js';
 
 interface AddOptions extends StoreCommandOptions {
-  owner: string;
-  password: string;
+  owner?: string;
+  password?: string;
   name: string;
   type: string;
+  fromCsv?: string;
 }
 
 interface ListOptions extends StoreCommandOptions {
@@ -44,20 +46,36 @@ export function registerVehicle(program: Command): void {
 
   const add = vehicle
     .command('add')
-    .description('add a vehicle')
-    .argument('<id>', 'vehicle id: 1-32 characters of A-Z a-z 0-9 . _ - (stored upper-cased)')
-    .requiredOption('--owner <name>', 'the user owning it')
-    .requiredOption('--password <password>', 'the car (server) password; "-" reads the first line of stdin')
+    .description('add a vehicle, or many from a CSV file (--from-csv)')
+    .argument('[id]', 'vehicle id: 1-32 characters of A-Z a-z 0-9 . _ - (stored upper-cased)')
+    .option('--owner <name>', 'the user owning it (required without --from-csv)')
+    .option('--password <password>', 'the car (server) password; "-" reads the first line of stdin (required without --from-csv)')
     .option('--name <text>', 'display name', '')
-    .option('--type <type>', 'CAR, or SERVER for a peer server', 'CAR');
-  addStoreOptions(add).action(async (idArg: string) => {
+    .option('--type <type>', 'CAR, or SERVER for a peer server', 'CAR')
+    .option(
+      '--from-csv <file>',
+      'add the vehicles of a CSV file ("-": stdin) with a header row naming the columns id,owner,password[,name]; a bad row is reported with its line and skipped (exit 2)',
+    );
+  addStoreOptions(add).action(async (idArg: string | undefined) => {
     const o = resolveOptions<AddOptions>(add);
-    const id = validateVehicleId(idArg);
-    const ownerName = validateUserName(o.owner);
+    if (o.fromCsv !== undefined) {
+      if (idArg !== undefined || o.owner !== undefined || o.password !== undefined || o.name !== '') {
+        add.error('error: --from-csv takes the ids, owners, passwords and names from the file: give none of them on the command line');
+      }
+      const type = validateType(o.type);
+      await requireStoreOf(o);
+      return addVehiclesFromCsv({ ...o, fromCsv: o.fromCsv, type });
+    }
+    // as commander would say for a required option or argument (they are required without --from-csv)
+    if (o.owner === undefined) add.error("error: required option '--owner <name>' not specified");
+    if (o.password === undefined) add.error("error: required option '--password <password>' not specified");
+    if (idArg === undefined) add.error("error: missing required argument 'id'");
+    const id = validateVehicleId(idArg!);
+    const ownerName = validateUserName(o.owner!);
     const name = validateVehicleName(o.name);
     const type = validateType(o.type);
     await requireStoreOf(o); // before the password is asked for (a new database has no owner anyway)
-    const carPassword = validateCarPassword(await passwordFromOption(o.password, 'car password'));
+    const carPassword = validateCarPassword(await passwordFromOption(o.password!, 'car password'));
     await withStore(o, async (store) => {
       const owner = await store.getOwnerByName(ownerName);
       if (!owner) throw new VtsError('VTS_ERR_UNKNOWN_USER', ownerName);

@@ -28,6 +28,7 @@ import type { ImportStore } from './import-store.js';
 import type { PushStore } from './push-store.js';
 import type { OutageEvent } from './outage.js';
 import type {
+  AddVehicleResult,
   ApiToken,
   AutoProvisionRecord,
   CarMessage,
@@ -88,6 +89,13 @@ export interface Store {
   // --- vehicles ---
   /** @throws VtsError VTS_ERR_DUPLICATE_VEHICLE, VTS_ERR_UNKNOWN_USER */
   addVehicle(v: NewVehicle): Promise<Vehicle>;
+  /**
+   * Adds many vehicles in one transaction (bulk registration, `vts vehicle add --from-csv`): one
+   * result per row, in order. A row whose id exists (or came earlier in `rows`) or whose owner
+   * does not is not added and says why; the others are. The rows must be valid (the caller checks
+   * them as for `addVehicle`).
+   */
+  addVehicles(rows: readonly NewVehicle[]): Promise<AddVehicleResult[]>;
   getVehicle(id: string): Promise<Vehicle | undefined>;
   /**
    * `getVehicle(id)`'s answer when the store can give it at once from memory (its read cache holds

@@ -57,6 +57,11 @@ export interface NewVehicle {
   type?: VehicleType;
 }
 
+/** How one row of `Store.addVehicles` ended (`id` upper-cased). */
+export type AddVehicleResult =
+  | { id: string; added: true }
+  | { id: string; added: false; error: 'VTS_ERR_DUPLICATE_VEHICLE' | 'VTS_ERR_UNKNOWN_USER' };
+
 /** The latest message of one code from a car (docs/protocol/mp.md §9.1). */
 export interface CarMessage {
   code: string;

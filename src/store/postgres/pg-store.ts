@@ -27,6 +27,7 @@ import type {
   HistoricalPosition,
   HistoricalRecord,
   HistoricalSummary,
+  AddVehicleResult,
   NewVehicle,
   Owner,
   OwnerWithSecret,
@@ -137,6 +138,10 @@ export class PgStore extends BufferedStore implements Store {
 
   addVehicle(v: NewVehicle): Promise<Vehicle> {
     return this.vehicles.addVehicle(v);
+  }
+
+  addVehicles(rows: readonly NewVehicle[]): Promise<AddVehicleResult[]> {
+    return this.vehicles.addVehicles(rows);
   }
 
   async getVehicle(id: string): Promise<Vehicle | undefined> {

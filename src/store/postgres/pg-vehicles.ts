@@ -5,7 +5,7 @@
  */
 import { VtsError } from '../../errors.js';
 import { nowSeconds, toCarMessages, toVehicle, type CarMessageRow, type VehicleRow } from '../rows.js';
-import type { CarMessage, NewVehicle, Vehicle, VehicleType } from '../store.js';
+import type { AddVehicleResult, CarMessage, NewVehicle, Vehicle, VehicleType } from '../store.js';
 import type { PgAccess } from './pg-connection.js';
 import { isForeignKeyViolation, isUniqueViolation } from './pg-errors.js';
 
@@ -33,6 +33,43 @@ export class PgVehicles {
       if (isForeignKeyViolation(err)) throw new VtsError('VTS_ERR_UNKNOWN_USER', `owner id ${v.ownerId}`);
       throw err;
     }
+  }
+
+  /**
+   * Many vehicles in one transaction, a result per row (Store.addVehicles): the owners are locked
+   * against removal while the rows go in, in one statement, an existing id skipped.
+   */
+  async addVehicles(rows: readonly NewVehicle[]): Promise<AddVehicleResult[]> {
+    if (rows.length === 0) return [];
+    const ids = rows.map((v) => v.id.toUpperCase());
+    return this.pg.transaction(async (client) => {
+      const ownerIds = [...new Set(rows.map((v) => v.ownerId))];
+      const found = await client.query<{ id: string }>('SELECT id FROM owners WHERE id = ANY($1::bigint[]) FOR KEY SHARE', [ownerIds]);
+      const owners = new Set(found.rows.map((r) => Number(r.id)));
+      const keep = rows.map((_, k) => k).filter((k) => owners.has(rows[k]!.ownerId));
+      const inserted = await client.query<{ id: string }>(
+        `INSERT INTO vehicles (id, owner_id, name, car_password, type, created)
+         SELECT id, owner_id, name, car_password, type, $6 FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[])
+           AS r (id, owner_id, name, car_password, type)
+         ON CONFLICT (id) DO NOTHING RETURNING id`,
+        [
+          keep.map((k) => ids[k]!),
+          keep.map((k) => rows[k]!.ownerId),
+          keep.map((k) => rows[k]!.name),
+          keep.map((k) => rows[k]!.carPassword),
+          keep.map((k) => rows[k]!.type ?? 'CAR'),
+          nowSeconds(),
+        ],
+      );
+      // an id given twice went in once: the first of them
+      const added = new Set(inserted.rows.map((r) => r.id));
+      return rows.map((v, k): AddVehicleResult => {
+        const id = ids[k]!;
+        if (!owners.has(v.ownerId)) return { id, added: false, error: 'VTS_ERR_UNKNOWN_USER' };
+        if (!added.delete(id)) return { id, added: false, error: 'VTS_ERR_DUPLICATE_VEHICLE' };
+        return { id, added: true };
+      });
+    });
   }
 
   /** `vid`: upper-cased. */

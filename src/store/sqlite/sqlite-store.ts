@@ -28,6 +28,7 @@ import type {
   HistoricalPosition,
   HistoricalRecord,
   HistoricalSummary,
+  AddVehicleResult,
   NewVehicle,
   Owner,
   OwnerWithSecret,
@@ -182,6 +183,11 @@ export class SqliteStore extends BufferedStore implements Store {
   async addVehicle(v: NewVehicle): Promise<Vehicle> {
     this.open();
     return this.vehicles.addVehicle(v);
+  }
+
+  async addVehicles(rows: readonly NewVehicle[]): Promise<AddVehicleResult[]> {
+    this.open();
+    return this.vehicles.addVehicles(rows);
   }
 
   async getVehicle(id: string): Promise<Vehicle | undefined> {

@@ -8,7 +8,7 @@
 import type Database from 'better-sqlite3';
 import { VtsError } from '../../errors.js';
 import { nowSeconds, toCarMessages, toVehicle, type CarMessageRow, type VehicleRow } from '../rows.js';
-import type { CarMessage, NewVehicle, Vehicle, VehicleType } from '../store.js';
+import type { AddVehicleResult, CarMessage, NewVehicle, Vehicle, VehicleType } from '../store.js';
 import type { SqliteCaches } from './sqlite-caches.js';
 import { isForeignKeyViolation, isUniqueViolation } from './sqlite-errors.js';
 
@@ -20,6 +20,10 @@ function prepareStatements(db: Database.Database) {
     ownerExists: db.prepare<[number], { id: number }>('SELECT id FROM owners WHERE id = ?'),
     addVehicle: db.prepare<[string, number, string, string, string, number]>(
       `INSERT INTO vehicles (id, owner_id, name, car_password, type, created) VALUES (?, ?, ?, ?, ?, ?)`,
+    ),
+    addVehicleIfNew: db.prepare<[string, number, string, string, string, number]>(
+      `INSERT INTO vehicles (id, owner_id, name, car_password, type, created) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO NOTHING`,
     ),
     vehicle: db.prepare<[string], VehicleRow>(
       `SELECT ${VEHICLE_COLUMNS} FROM vehicles v JOIN owners o ON o.id = v.owner_id WHERE v.id = ?`,
@@ -63,6 +67,25 @@ export class SqliteVehicles {
           throw err;
         }
         return toVehicle(s.vehicle.get(id)!);
+      })
+      .immediate();
+  }
+
+  /** Many vehicles in one transaction, a result per row (Store.addVehicles). */
+  addVehicles(rows: readonly NewVehicle[]): AddVehicleResult[] {
+    const s = this.stmt;
+    return this.db
+      .transaction((): AddVehicleResult[] => {
+        const owners = new Map<number, boolean>();
+        const created = nowSeconds();
+        return rows.map((v): AddVehicleResult => {
+          const id = v.id.toUpperCase();
+          let known = owners.get(v.ownerId);
+          if (known === undefined) owners.set(v.ownerId, (known = s.ownerExists.get(v.ownerId) !== undefined));
+          if (!known) return { id, added: false, error: 'VTS_ERR_UNKNOWN_USER' };
+          const r = s.addVehicleIfNew.run(id, v.ownerId, v.name, v.carPassword, v.type ?? 'CAR', created);
+          return r.changes === 1 ? { id, added: true } : { id, added: false, error: 'VTS_ERR_DUPLICATE_VEHICLE' };
+        });
       })
       .immediate();
   }
