@@ -238,6 +238,7 @@ export class MpClient extends EventEmitter<MpClientEvents> {
         transport: this.transport,
         ...(this.opts.tls ? { tls: this.opts.tls } : {}),
         ...(this.opts.wsPath ? { wsPath: this.opts.wsPath } : {}),
+        ...(this.opts.localAddress ? { localAddress: this.opts.localAddress } : {}),
       },
       { line: (l) => this.onLine(l), close: (e) => this.onClose(e) },
     ).then(

@@ -13,6 +13,8 @@ export interface MpClientBaseOptions {
   tls?: tls.ConnectionOptions;
   /** WebSocket path; default `/apiv2` (the only one the reference serves). */
   wsPath?: string;
+  /** The local address to connect from (TCP and TLS), e.g. one of 127.0.0.0/8 in tests. */
+  localAddress?: string;
   clientType: ClientType;
   /** Vehicle id as sent in the welcome line (the server upper-cases it); scheme 1 also allows `*`. */
   vehicleId: string;

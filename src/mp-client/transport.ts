@@ -52,6 +52,8 @@ export interface LinkOptions {
   tls?: tls.ConnectionOptions;
   /** WebSocket path (default `/apiv2`). */
   wsPath?: string;
+  /** The local address to connect from ('tcp' and 'tls'), e.g. one of 127.0.0.0/8. */
+  localAddress?: string;
 }
 
 /** Opens a link; resolves once connected (TLS: after the handshake; WebSocket: after the upgrade). */
@@ -70,8 +72,8 @@ function openSocketLink(opts: LinkOptions, handlers: LinkHandlers): Promise<Link
   return new Promise<Link>((resolve, reject) => {
     const socket =
       opts.transport === 'tls'
-        ? tls.connect({ ...opts.tls, host: opts.host, port: opts.port })
-        : net.connect({ host: opts.host, port: opts.port });
+        ? tls.connect({ ...opts.tls, host: opts.host, port: opts.port, ...(opts.localAddress ? { localAddress: opts.localAddress } : {}) })
+        : net.connect({ host: opts.host, port: opts.port, ...(opts.localAddress ? { localAddress: opts.localAddress } : {}) });
     const splitter = new LineSplitter(MAX_LINE);
     let open = false;
     let lastError: Error | undefined;

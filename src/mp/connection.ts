@@ -28,6 +28,8 @@ export interface LineSink {
   end(): void;
   /** Drops at once. */
   destroy(): void;
+  /** The peer logged in as a car: its connection stops counting toward the per-address cap. */
+  releaseFromCap?(): void;
 }
 
 type State = 'welcome' | 'authenticating' | 'open' | 'closed';
@@ -225,7 +227,11 @@ export class MpConnection implements ActivityState {
       { conn: this.id, address: this.remoteAddress, type: w.clientType, scheme: w.scheme, vehicle: vehicle.id, transport: this.sink.transport },
       'login',
     );
-    if (w.clientType === 'C') this.carAuthAlert(vehicle.id, true);
+    if (w.clientType === 'C') {
+      // one connection per vehicle from here on (a new login replaces it): many cars behind one NAT address all get in
+      this.sink.releaseFromCap?.();
+      this.carAuthAlert(vehicle.id, true);
+    }
     // lines that arrive while attach() replays the stored messages wait, then run in order
     this.attaching = true;
     hub

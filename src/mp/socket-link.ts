@@ -8,6 +8,7 @@ import { MpConnection, type LineSink } from './connection.js';
 import type { MpContext } from './context.js';
 import { LineSplitter } from '../core/mp/line-splitter.js';
 import { normaliseAddress } from '../core/address-key.js';
+import { releaseFromCap } from '../util/cap-release.js';
 
 const KEEPALIVE_MS = 240_000; // REF: TCP_KEEPIDLE 240 s
 
@@ -53,6 +54,10 @@ class SocketSink implements LineSink {
 
   destroy(): void {
     this.socket.destroy();
+  }
+
+  releaseFromCap(): void {
+    releaseFromCap(this.socket);
   }
 }
 

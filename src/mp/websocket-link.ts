@@ -9,13 +9,20 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { MpConnection, type LineSink } from './connection.js';
 import type { MpContext } from './context.js';
 import { normaliseAddress } from '../core/address-key.js';
+import { releaseFromCap } from '../util/cap-release.js';
 
 class WebSocketSink implements LineSink {
   constructor(
     private readonly ws: WebSocket,
     readonly remoteAddress: string,
     readonly transport: 'ws' | 'wss',
+    /** The socket under the WebSocket (the one the per-address cap counts). */
+    private readonly socket: Socket,
   ) {}
+
+  releaseFromCap(): void {
+    releaseFromCap(this.socket);
+  }
 
   writeLine(line: string): void {
     if (this.ws.readyState === this.ws.OPEN) this.ws.send(line);
@@ -75,7 +82,7 @@ export function createWebSocketGateway(
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       const transport = tlsSockets.has(socket) ? 'wss' : 'ws';
-      const conn = new MpConnection(ctx, new WebSocketSink(ws, normaliseAddress(socket.remoteAddress), transport));
+      const conn = new MpConnection(ctx, new WebSocketSink(ws, normaliseAddress(socket.remoteAddress), transport, socket));
       register(conn);
       ws.on('message', (data) => {
         const raw = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);

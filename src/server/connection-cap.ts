@@ -13,11 +13,14 @@
 import type { Server, Socket } from 'node:net';
 import { addressKey } from '../core/address-key.js';
 import type { Logger } from 'pino';
+import { onCapRelease } from '../util/cap-release.js';
 
 /**
- * Generous for a carrier-grade NAT that puts many modules and phones behind one address, and a
- * quarter of the common default descriptor limit (1024), so that one address alone cannot use
- * the descriptors up even where that limit could not be raised.
+ * Generous for a carrier-grade NAT that puts many phones behind one address, and a quarter of the
+ * common default descriptor limit (1024), so that one address alone cannot use the descriptors up
+ * even where that limit could not be raised. Cars that have logged in do not count (the MP
+ * adapter releases them, src/util/cap-release.ts): thousands of modules behind one NAT address
+ * are bounded by their vehicles, one connection each.
  */
 export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
 
@@ -57,7 +60,7 @@ export class ConnectionCap {
   }
 
   /**
-   * Counts `socket` for its address until it closes, or refuses it (false, not counted) when the
+   * Counts `socket` for its address until it closes or logs in as a car (`releaseFromCap`), or refuses it (false, not counted) when the
    * address holds `max` connections already. The caller destroys a refused socket.
    */
   admit(socket: Socket): boolean {
@@ -70,11 +73,17 @@ export class ConnectionCap {
       return false;
     }
     this.open.set(key, n + 1);
-    socket.once('close', () => {
+    let counted = true;
+    const uncount = (): void => {
+      if (!counted) return;
+      counted = false;
       const left = (this.open.get(key) ?? 1) - 1;
       if (left > 0) this.open.set(key, left);
       else this.open.delete(key);
-    });
+    };
+    socket.once('close', uncount);
+    // a car that logged in stops counting (src/util/cap-release.ts)
+    onCapRelease(socket, uncount);
     return true;
   }
 
