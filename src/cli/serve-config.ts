@@ -34,6 +34,7 @@ export function serverConfig(o: ServeOptions, cmd: Command): ServerConfig {
     messageHistory: o.messageHistory,
     sessions: o.sessions !== 'off',
     notificationHistory: o.notificationHistory,
+    auditRetentionDays: o.auditRetention,
     timeouts: {
       appMs: o.timeoutApp * 1000,
       batchMs: o.timeoutBatch * 1000,

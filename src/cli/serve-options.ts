@@ -33,6 +33,7 @@ export interface ServeOptions extends PushDeliveryOptions {
   messageHistory: number;
   sessions: 'on' | 'off';
   notificationHistory: number;
+  auditRetention: number;
   timeoutApp: number;
   timeoutBatch: number;
   timeoutCar: number;
@@ -187,6 +188,10 @@ export function addServeOptions(cmd: Command): void {
   });
   addConfigOption(cmd, '--notification-history <seconds>', 'keep notifications as history this long (0 = off)', {
     default: 2592000,
+    parse: parseCount,
+  });
+  addConfigOption(cmd, '--audit-retention <days>', "keep the audit log of account actions this many days (the operator's page shows it)", {
+    default: 365,
     parse: parseCount,
   });
   addConfigOption(cmd, '--timeout-app <seconds>', 'close an MP app after this much silence', { default: 1200, parse: parseCount });

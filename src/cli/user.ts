@@ -1,5 +1,6 @@
-/** `vts user add|passwd|list|remove`: the accounts (owners) of the server. */
+/** `vts user add|passwd|list|remove|admin`: the accounts (owners) of the server. */
 import type { Command } from 'commander';
+import { recordCli } from '../auth/audit-log.js';
 import { auditCli } from '../util/audit.js';
 import { resolveOptions } from '../util/config.js';
 import { hashPassword } from '../auth/password.js';
@@ -25,6 +26,7 @@ interface PasswordOptions extends StoreCommandOptions {
 
 interface AddOptions extends PasswordOptions {
   rights: string;
+  admin?: boolean;
 }
 
 interface RemoveOptions extends StoreCommandOptions {
@@ -56,16 +58,26 @@ export function registerUser(program: Command): void {
     .description('add a user (creates the database when the data dir has none)')
     .argument('<name>', 'user name: 1-60 characters of A-Z a-z 0-9 . _ @ -')
     .requiredOption('--password <password>', `the password (${MIN_PASSWORD_LENGTH} characters at least); "-" reads the first line of stdin`)
-    .option('--rights <list>', 'rights of the account password: "*" or a comma list', '*');
+    .option('--rights <list>', 'rights of the account password: "*" or a comma list', '*')
+    .option('--admin', "give the operator's right (the dashboard's Admin section, /api/admin)");
   addStoreOptions(add).action(async (nameArg: string) => {
     const o = resolveOptions<AddOptions>(add);
     const name = validateUserName(nameArg);
     const rights = validateRights(o.rights);
+    const admin = o.admin === true;
     const hash = await hashPassword(await readPassword(o.password));
     // the first user of a new server may create its database (said once on stderr)
-    await withStore(o, (store) => store.addOwner(name, hash, rights), { create: true });
-    auditCli('user.add', { user: name, rights });
-    say(`user ${name} added`);
+    await withStore(
+      o,
+      async (store) => {
+        await store.addOwner(name, hash, rights);
+        if (admin) await store.setOwnerFlags(name, { admin: true });
+        await recordCli(store, 'user.add', name, { rights, admin });
+      },
+      { create: true },
+    );
+    auditCli('user.add', admin ? { user: name, rights, admin } : { user: name, rights });
+    say(`user ${name} added${admin ? ' (admin)' : ''}`);
   });
 
   const passwd = user
@@ -78,7 +90,11 @@ export function registerUser(program: Command): void {
     const name = validateUserName(nameArg);
     await requireStoreOf(o); // before the password is asked for
     const hash = await hashPassword(await readPassword(o.password));
-    const found = await withStore(o, (store) => store.setOwnerPassword(name, hash));
+    const found = await withStore(o, async (store) => {
+      const changed = await store.setOwnerPassword(name, hash);
+      if (changed) await recordCli(store, 'password.change', name);
+      return changed;
+    });
     if (!found) throw new VtsError('VTS_ERR_UNKNOWN_USER', name);
     auditCli('user.password', { user: name });
     say(`password of user ${name} changed`);
@@ -97,6 +113,8 @@ export function registerUser(program: Command): void {
       return owners.map((u) => ({
         name: u.name,
         rights: u.rights,
+        admin: u.admin,
+        disabled: u.disabled,
         vehicles: counts.get(u.id) ?? 0,
         created: formatUtc(u.created),
       }));
@@ -106,8 +124,8 @@ export function registerUser(program: Command): void {
     } else {
       process.stdout.write(
         formatTable(
-          ['NAME', 'RIGHTS', 'VEHICLES', 'CREATED (UTC)'],
-          rows.map((r) => [r.name, r.rights, String(r.vehicles), r.created]),
+          ['NAME', 'RIGHTS', 'ADMIN', 'DISABLED', 'VEHICLES', 'CREATED (UTC)'],
+          rows.map((r) => [r.name, r.rights, r.admin ? 'yes' : '-', r.disabled ? 'yes' : '-', String(r.vehicles), r.created]),
         ),
       );
     }
@@ -131,12 +149,38 @@ export function registerUser(program: Command): void {
           `${owner.name} owns ${ids.length} vehicle${ids.length === 1 ? '' : 's'} (${ids.join(', ')}): vts user remove ${owner.name} --with-vehicles removes ${ids.length === 1 ? 'it' : 'them'} too, with ${ids.length === 1 ? 'its' : 'their'} data`,
         );
       }
-      for (const id of ids) await store.removeVehicle(id);
-      return { found: await store.removeOwner(owner.name), vehicles: ids };
+      for (const id of ids) {
+        await store.removeVehicle(id);
+        await recordCli(store, 'vehicle.remove', id, { owner: owner.name });
+      }
+      const removed = await store.removeOwner(owner.name);
+      if (removed) await recordCli(store, 'user.remove', owner.name, { vehicles: ids.length });
+      return { found: removed, vehicles: ids };
     });
     if (!found) throw new VtsError('VTS_ERR_UNKNOWN_USER', name);
     for (const id of vehicles) auditCli('vehicle.remove', { vehicle: id });
     auditCli('user.remove', { user: name });
     say(vehicles.length > 0 ? `user ${name} removed, with ${vehicles.length === 1 ? 'vehicle' : 'vehicles'} ${vehicles.join(', ')}` : `user ${name} removed`);
+  });
+
+  const admin = user
+    .command('admin')
+    .description("give (on) or take (off) the operator's right: the dashboard's Admin section and /api/admin")
+    .argument('<name>', 'user name')
+    .argument('<on|off>', 'on or off');
+  addStoreOptions(admin).action(async (nameArg: string, state: string) => {
+    const o = resolveOptions<StoreCommandOptions>(admin);
+    const name = validateUserName(nameArg);
+    if (state !== 'on' && state !== 'off') throw new VtsError('VTS_ERR_INVALID_INPUT', `on or off, not ${JSON.stringify(state)}`);
+    const on = state === 'on';
+    const found = await withStore(o, async (store) => {
+      const owner = await store.getOwnerByName(name);
+      if (!owner || !(await store.setOwnerFlags(owner.name, { admin: on }))) return null;
+      await recordCli(store, on ? 'user.admin_on' : 'user.admin_off', owner.name);
+      return owner.name;
+    });
+    if (found === null) throw new VtsError('VTS_ERR_UNKNOWN_USER', name);
+    auditCli(on ? 'user.admin_on' : 'user.admin_off', { user: found });
+    say(on ? `user ${found} is an admin now` : `user ${found} is no admin now`);
   });
 }

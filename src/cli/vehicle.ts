@@ -1,5 +1,6 @@
 /** `vts vehicle add|list|remove`: the vehicles (cars and peer servers) of the server. */
 import type { Command } from 'commander';
+import { recordCli } from '../auth/audit-log.js';
 import { auditCli } from '../util/audit.js';
 import { resolveOptions } from '../util/config.js';
 import { formatUtc } from '../core/time.js';
@@ -80,6 +81,7 @@ export function registerVehicle(program: Command): void {
       const owner = await store.getOwnerByName(ownerName);
       if (!owner) throw new VtsError('VTS_ERR_UNKNOWN_USER', ownerName);
       await store.addVehicle({ id, ownerId: owner.id, name, carPassword, type });
+      await recordCli(store, 'vehicle.add', id, { owner: owner.name, type });
     });
     auditCli('vehicle.add', { vehicle: id, owner: ownerName, type });
     say(`vehicle ${id} added`);
@@ -126,7 +128,11 @@ export function registerVehicle(program: Command): void {
   addStoreOptions(remove).action(async (idArg: string) => {
     const o = resolveOptions<StoreCommandOptions>(remove);
     const id = validateVehicleId(idArg);
-    const found = await withStore(o, (store) => store.removeVehicle(id));
+    const found = await withStore(o, async (store) => {
+      const removed = await store.removeVehicle(id);
+      if (removed) await recordCli(store, 'vehicle.remove', id);
+      return removed;
+    });
     if (!found) throw new VtsError('VTS_ERR_UNKNOWN_VEHICLE', id);
     auditCli('vehicle.remove', { vehicle: id });
     say(`vehicle ${id} removed`);

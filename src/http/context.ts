@@ -1,5 +1,6 @@
 /** What the HTTP adapter needs from the server around it. */
 import type { Logger } from 'pino';
+import type { AuditLog } from '../auth/audit-log.js';
 import type { LoginGuard } from '../auth/login-guard.js';
 import type { PasswordChecker } from '../auth/password-checker.js';
 import type { RateLimiter } from '../core/rate-limit.js';
@@ -42,6 +43,8 @@ export interface HttpContext {
   credentials: PasswordChecker;
   /** The login throttle shared by every secret check (HTTP, MP, MQTT). */
   guard: LoginGuard;
+  /** The audit log of account actions (src/auth/audit-log.ts): `ctx.audit.record({ action, actor, via, target, detail })`. */
+  audit: AuditLog;
   rateLimiter: RateLimiter;
   /** Session cookie names accepted; the first is the one `GET /api/cookie` sets. */
   cookieNames: readonly string[];

@@ -1,7 +1,7 @@
 /**
  * The server's periodic jobs: each minute the traffic accounting is written and what has
- * expired is purged (history, old traffic days, delivered notifications, login and rate-limit
- * counts); every few seconds the API sessions that have been idle too long end.
+ * expired is purged (history, old traffic days, delivered notifications, old audit log entries,
+ * login and rate-limit counts); every few seconds the API sessions that have been idle too long end.
  */
 import type { Logger } from 'pino';
 import type { LoginGuard } from '../auth/login-guard.js';
@@ -28,6 +28,8 @@ export interface HousekeepingParts {
   utilisationDays: number;
   /** Seconds notifications are kept as history. */
   notificationHistorySeconds: number;
+  /** Days the audit log is kept. */
+  auditRetentionDays: number;
   /** The period of the purge and traffic flush (ms). */
   intervalMs: number;
 }
@@ -58,6 +60,9 @@ export function startHousekeeping(p: HousekeepingParts): () => void {
       }
       await store.purgeUtilisation(startOfUtcDay(now) - (p.utilisationDays - 1) * 86400);
       await p.push.housekeeping(now, p.notificationHistorySeconds);
+      for (let k = 0; k < 40; k++) {
+        if ((await store.audit.purge(now - p.auditRetentionDays * 86400, PURGE_BATCH)) < PURGE_BATCH) break;
+      }
       p.guard.sweep();
       p.rateLimiter.tick(now);
     } catch (err) {

@@ -44,6 +44,8 @@ export interface ServerConfig {
   sessions?: boolean;
   /** Seconds notifications are kept as history (0 = off). Default 2592000. */
   notificationHistory?: number;
+  /** Days the audit log of account actions is kept (`--audit-retention`). Default 365. */
+  auditRetentionDays?: number;
   /** Days of traffic accounting kept and reported by command 30. Default 90. */
   utilisationDays?: number;
   /** Inactivity sweep period (ms). Default 10 s. */

@@ -40,6 +40,7 @@ import { startAlerts } from '../alerts/start.js';
 import type { AbrpService } from '../abrp/abrp-service.js';
 import type { VehicleState } from '../mqtt/vehicle-state.js';
 import { ServerMetrics, METRICS_CONTENT_TYPE } from '../metrics/prometheus.js';
+import { AuditLog } from '../auth/audit-log.js';
 import { NO_TELEMETRY } from '../hub/telemetry.js';
 import { workerMetrics } from '../metrics/worker-metrics.js';
 import { loadTlsPair, TlsCertificate, type TlsPair } from './tls-certificate.js';
@@ -237,6 +238,7 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
     log,
     credentials,
     guard,
+    audit: new AuditLog(store, log, hub.now),
     rateLimiter,
     cookieNames: [...new Set([config.cookieName ?? 'svcapisession', 'svcapisession'])],
     bodyLimit: config.httpBodyLimit ?? 64 * 1024,
@@ -352,6 +354,7 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
       log,
       utilisationDays: hubOptions.utilisationDays,
       notificationHistorySeconds: hubOptions.notificationHistorySeconds,
+      auditRetentionDays: config.auditRetentionDays ?? 365,
       intervalMs: config.housekeepingMs ?? 60_000,
     }),
   );

@@ -12,6 +12,7 @@ import type {
   HistoricalRecord,
   HistoricalSummary,
   Owner,
+  OwnerFlags,
   PushSubscription,
   UtilisationRow,
   Vehicle,
@@ -226,3 +227,10 @@ export function toCommandAudit(r: CommandAuditRow): CommandAuditEntry & { id: nu
     durationMs: r.duration_ms,
   };
 }
+
+/** The columns of the owner's state flags (Store.setOwnerFlags), by the flag's name. */
+export const FLAG_COLUMNS = [
+  ['admin', 'admin'],
+  ['disabled', 'disabled'],
+  ['verified', 'verified'],
+] as const satisfies readonly (readonly [keyof OwnerFlags, string])[];

@@ -23,6 +23,8 @@
  */
 import type { AbrpStore } from './abrp-store.js';
 import type { AlertsStore } from './alerts-store.js';
+import type { AdminStore } from './admin-store.js';
+import type { AuditStore } from './audit-store.js';
 import type { DrivesStore } from './drives-store.js';
 import type { ImportStore } from './import-store.js';
 import type { PushStore } from './push-store.js';
@@ -37,6 +39,7 @@ import type {
   HistoricalSummary,
   NewVehicle,
   Owner,
+  OwnerFlags,
   OwnerWithSecret,
   PushSubscription,
   UtilisationDelta,
@@ -79,6 +82,11 @@ export interface Store {
   setOwnerPassword(name: string, passwordHash: string, expected?: string): Promise<boolean>;
   /** @returns false when there is no such user */
   setOwnerRights(name: string, rights: string): Promise<boolean>;
+  /**
+   * Sets the account's state flags that are given (the admin right, disabled, verified).
+   * @returns false when there is no such user
+   */
+  setOwnerFlags(name: string, flags: OwnerFlags): Promise<boolean>;
   /**
    * Removes the user with its tokens, push subscriptions, notification targets, places and ABRP links.
    * @throws VtsError VTS_ERR_USER_HAS_VEHICLES while vehicles belong to it
@@ -201,6 +209,10 @@ export interface Store {
   readonly abrp: AbrpStore;
   /** Alert rules, the engines' state and the owners' quiet hours (src/store/alerts-store.ts). */
   readonly alerts: AlertsStore;
+  /** The audit log of account actions (src/store/audit-store.ts). */
+  readonly audit: AuditStore;
+  /** The operator's page: users and vehicles searched and paged, their traffic (src/store/admin-store.ts). */
+  readonly admin: AdminStore;
 
   // --- auto-provisioning ---
   getAutoProvision(key: string): Promise<AutoProvisionRecord | undefined>;

@@ -27,6 +27,13 @@ export interface Owner {
   totpEnabled: boolean;
 }
 
+/** The state flags of an account that an operator sets (`Store.setOwnerFlags`); each one absent is left alone. */
+export interface OwnerFlags {
+  admin?: boolean;
+  disabled?: boolean;
+  verified?: boolean;
+}
+
 export interface OwnerWithSecret extends Owner {
   /** scrypt hash in the text form of src/auth/password.ts. */
   passwordHash: string;

@@ -16,6 +16,8 @@ export type AuditAction =
   | 'user.add'
   | 'user.password'
   | 'user.remove'
+  | 'user.admin_on'
+  | 'user.admin_off'
   | 'vehicle.add'
   | 'vehicle.remove'
   | 'token.create'

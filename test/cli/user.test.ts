@@ -102,7 +102,7 @@ test('user list: a table with vehicle counts and UTC times, or JSON', async (t) 
   const dir = dataDir(t);
   await inStore(dir, async () => undefined); // a database without users
   const empty = await vts(['user', 'list', '--data-dir', dir]);
-  assert.deepEqual(empty, { code: 0, stdout: 'NAME  RIGHTS  VEHICLES  CREATED (UTC)\n', stderr: '' });
+  assert.deepEqual(empty, { code: 0, stdout: 'NAME  RIGHTS  ADMIN  DISABLED  VEHICLES  CREATED (UTC)\n', stderr: '' });
 
   await vts(['user', 'add', 'demo', '--password', 'password', '--data-dir', dir]);
   await vts(['user', 'add', 'alice', '--password', 'password', '--rights', 'status', '--data-dir', dir]);
@@ -115,9 +115,9 @@ test('user list: a table with vehicle counts and UTC times, or JSON', async (t) 
   assert.equal(
     table.stdout,
     [
-      'NAME   RIGHTS  VEHICLES  CREATED (UTC)',
-      `alice  status  0         ${created[0]}`,
-      `demo   *       2         ${created[1]}`,
+      'NAME   RIGHTS  ADMIN  DISABLED  VEHICLES  CREATED (UTC)',
+      `alice  status  -      -         0         ${created[0]}`,
+      `demo   *       -      -         2         ${created[1]}`,
       '',
     ].join('\n'),
   );
@@ -125,8 +125,8 @@ test('user list: a table with vehicle counts and UTC times, or JSON', async (t) 
 
   const json = await vts(['user', 'list', '--json', '--data-dir', dir]);
   assert.deepEqual(JSON.parse(json.stdout), [
-    { name: 'alice', rights: 'status', vehicles: 0, created: created[0] },
-    { name: 'demo', rights: '*', vehicles: 2, created: created[1] },
+    { name: 'alice', rights: 'status', admin: false, disabled: false, vehicles: 0, created: created[0] },
+    { name: 'demo', rights: '*', admin: false, disabled: false, vehicles: 2, created: created[1] },
   ]);
 });
 

@@ -3,7 +3,6 @@
  * account password. Only a caller that proved the account password (not an API token) may; the
  * current password is checked again; the user's other web sessions end.
  */
-import { audit } from '../../util/audit.js';
 import { userAccount } from '../../auth/login-guard.js';
 import { hashPassword } from '../../auth/password.js';
 import { passwordProblem } from '../../core/auth/password-rule.js';
@@ -33,7 +32,7 @@ export const changePassword: ApiRoute = {
     await ctx.store.setOwnerPassword(owner.name, await hashPassword(next));
     ctx.guard.throttle.forget(userAccount(owner.name));
     await ctx.sessions.endWebSessions(owner.id, principal.session?.id);
-    audit(ctx.log, 'password.change', owner.name, 'http', { user: owner.name, client: clientAddress(call.req) });
+    await ctx.audit.record({ action: 'password.change', actor: owner.name, via: principal.session?.csrf ? 'web' : 'api', target: owner.name, detail: { user: owner.name, client: clientAddress(call.req) } });
     return status(call.reply, 204).send();
   },
 };

@@ -9,6 +9,7 @@
 import { hasRight } from '../../core/auth/rights.js';
 import { ERRORS } from '../../errors.js';
 import { checkWebCredentials, isRefused, isThrottled, sessionCookie } from '../auth.js';
+import { clientAddress } from '../params.js';
 import { sendError, sendJson, status } from '../reply.js';
 import type { ApiCall, ApiRoute } from '../api-call.js';
 
@@ -33,14 +34,23 @@ export const signIn: ApiRoute = {
     const password = params.password ?? '';
     const auth = username && password ? await checkWebCredentials(ctx, req, username, password) : null;
     if (isThrottled(auth)) return loginThrottled(call, auth.retryAfterSeconds);
-    if (isRefused(auth)) return sendError(call.reply, { code: auth.refused, message: ERRORS[auth.refused] });
-    if (!auth || !hasRight(auth.permit, 'session')) return sendError(call.reply, { code: 'VTS_ERR_AUTH', message: 'wrong user name or password' });
+    const client = clientAddress(req);
+    if (isRefused(auth)) {
+      void ctx.audit.record({ action: 'session.signin_failed', actor: '', via: 'web', target: username, detail: { client, reason: auth.refused } });
+      return sendError(call.reply, { code: auth.refused, message: ERRORS[auth.refused] });
+    }
+    if (!auth || !hasRight(auth.permit, 'session')) {
+      // not awaited: the answer takes no longer for a name that exists (the login throttle bounds how many)
+      if (username && password) void ctx.audit.record({ action: 'session.signin_failed', actor: '', via: 'web', target: username, detail: { client, reason: auth ? 'VTS_ERR_FORBIDDEN' : 'VTS_ERR_AUTH' } });
+      return sendError(call.reply, { code: 'VTS_ERR_AUTH', message: 'wrong user name or password' });
+    }
     const old = sessionCookie(req.headers.cookie, ctx.cookieNames);
     if (old) await ctx.sessions.end(old);
     const s = await ctx.sessions.create({ id: auth.owner.id, name: auth.owner.name }, auth.permit, auth.tokenHash, true);
     const secure = req.protocol === 'https' ? '; Secure' : '';
     reply.header('Set-Cookie', `${ctx.cookieNames[0]}=${s.id}; Path=/; HttpOnly; SameSite=Strict${secure}`);
     ctx.log.info({ user: auth.owner.name }, 'web sign-in');
+    await ctx.audit.record({ action: 'session.signin', actor: auth.owner.name, via: 'web', target: auth.owner.name, detail: { client, with: auth.via } });
     return sessionBody(call, auth.owner.name, s.csrf ?? '');
   },
 };

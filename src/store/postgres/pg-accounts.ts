@@ -5,6 +5,7 @@
  */
 import { VtsError } from '../../errors.js';
 import {
+  FLAG_COLUMNS,
   nowSeconds,
   toApiToken,
   toAutoProvision,
@@ -13,7 +14,7 @@ import {
   type AutoProvisionRow,
   type OwnerRow,
 } from '../rows.js';
-import type { ApiToken, AutoProvisionRecord, Owner, OwnerWithSecret } from '../store.js';
+import type { ApiToken, AutoProvisionRecord, Owner, OwnerFlags, OwnerWithSecret } from '../store.js';
 import { changedRows, type PgAccess } from './pg-connection.js';
 import { isForeignKeyViolation, isUniqueViolation } from './pg-errors.js';
 
@@ -63,6 +64,13 @@ export class PgAccounts {
 
   async setOwnerRights(name: string, rights: string): Promise<boolean> {
     return (await changedRows(this.pg, `UPDATE owners SET rights = $2 WHERE ${NAME_IS}`, [name, rights])) > 0;
+  }
+
+  async setOwnerFlags(name: string, flags: OwnerFlags): Promise<boolean> {
+    const set = FLAG_COLUMNS.filter(([key]) => flags[key] !== undefined);
+    if (set.length === 0) return (await this.pg.read(`SELECT id FROM owners WHERE ${NAME_IS}`, [name])).length > 0;
+    const sql = `UPDATE owners SET ${set.map(([, column], k) => `${column} = $${k + 2}`).join(', ')} WHERE ${NAME_IS}`;
+    return (await changedRows(this.pg, sql, [name, ...set.map(([key]) => (flags[key] ? 1 : 0))])) > 0;
   }
 
   /** Removes the owner with its tokens and push subscriptions; returns its id, undefined when there is none. */

@@ -30,6 +30,7 @@ import type {
   AddVehicleResult,
   NewVehicle,
   Owner,
+  OwnerFlags,
   OwnerWithSecret,
   PushSubscription,
   Store,
@@ -44,6 +45,8 @@ import { PgAccounts } from './pg-accounts.js';
 import { PgConnection } from './pg-connection.js';
 import { pgRetryable, type PgTarget } from './pg-errors.js';
 import { PgAbrpStore } from './pg-abrp.js';
+import { PgAuditStore } from './pg-audit.js';
+import { PgAdminStore } from './pg-admin.js';
 import { PgAlertsStore } from './pg-alerts.js';
 import { PgDrivesStore } from './pg-drives.js';
 import { PgImportStore } from './pg-import.js';
@@ -64,6 +67,10 @@ export class PgStore extends BufferedStore implements Store {
   readonly abrp: PgAbrpStore;
   /** Alert rules and state (src/store/postgres/pg-alerts.ts). */
   readonly alerts: PgAlertsStore;
+  /** The audit log (src/store/postgres/pg-audit.ts). */
+  readonly audit: PgAuditStore;
+  /** The operator's reads (src/store/postgres/pg-admin.ts). */
+  readonly admin: PgAdminStore;
   private readonly accounts: PgAccounts;
   private readonly vehicles: PgVehicles;
   private readonly records: PgRecords;
@@ -86,6 +93,8 @@ export class PgStore extends BufferedStore implements Store {
     this.drives = new PgDrivesStore(this.db);
     this.abrp = new PgAbrpStore(this.db);
     this.alerts = new PgAlertsStore(this.db);
+    this.audit = new PgAuditStore(this.db);
+    this.admin = new PgAdminStore(this.db);
     this.imports = new PgImportStore(this.db);
     this.accounts = new PgAccounts(this.db);
     this.vehicles = new PgVehicles(this.db);
@@ -125,6 +134,10 @@ export class PgStore extends BufferedStore implements Store {
 
   setOwnerRights(name: string, rights: string): Promise<boolean> {
     return this.accounts.setOwnerRights(name, rights);
+  }
+
+  setOwnerFlags(name: string, flags: OwnerFlags): Promise<boolean> {
+    return this.accounts.setOwnerFlags(name, flags);
   }
 
   async removeOwner(name: string): Promise<boolean> {

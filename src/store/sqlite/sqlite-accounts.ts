@@ -7,6 +7,7 @@
 import type Database from 'better-sqlite3';
 import { VtsError } from '../../errors.js';
 import {
+  FLAG_COLUMNS,
   nowSeconds,
   toApiToken,
   toAutoProvision,
@@ -15,7 +16,7 @@ import {
   type AutoProvisionRow,
   type OwnerRow,
 } from '../rows.js';
-import type { ApiToken, AutoProvisionRecord, Owner, OwnerWithSecret } from '../store.js';
+import type { ApiToken, AutoProvisionRecord, Owner, OwnerFlags, OwnerWithSecret } from '../store.js';
 import { tokenKey, type SqliteCaches } from './sqlite-caches.js';
 import { isForeignKeyViolation, isUniqueViolation } from './sqlite-errors.js';
 
@@ -121,6 +122,14 @@ export class SqliteAccounts {
   setOwnerRights(name: string, rights: string): boolean {
     this.caches.owners.clear();
     return this.stmt.setOwnerRights.run(rights, name).changes > 0;
+  }
+
+  setOwnerFlags(name: string, flags: OwnerFlags): boolean {
+    const set = FLAG_COLUMNS.filter(([key]) => flags[key] !== undefined);
+    if (set.length === 0) return this.stmt.ownerByName.get(name) !== undefined;
+    this.caches.owners.clear();
+    const sql = `UPDATE owners SET ${set.map(([, column]) => `${column} = ?`).join(', ')} WHERE name = ?`;
+    return this.db.prepare<(number | string)[]>(sql).run(...set.map(([key]) => (flags[key] ? 1 : 0)), name).changes > 0;
   }
 
   /** Removes the owner with its tokens and push subscriptions; returns its id, undefined when there is none. */

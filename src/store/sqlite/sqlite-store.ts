@@ -31,6 +31,7 @@ import type {
   AddVehicleResult,
   NewVehicle,
   Owner,
+  OwnerFlags,
   OwnerWithSecret,
   PushSubscription,
   AutoProvisionRecord,
@@ -48,6 +49,8 @@ import { SqliteCaches, tokenKey } from './sqlite-caches.js';
 import { retryable } from './sqlite-errors.js';
 import { SqliteAbrpStore } from './sqlite-abrp.js';
 import { SqliteAlertsStore } from './sqlite-alerts.js';
+import { SqliteAuditStore } from './sqlite-audit.js';
+import { SqliteAdminStore } from './sqlite-admin.js';
 import { SqliteDrivesStore } from './sqlite-drives.js';
 import { SqliteImportStore } from './sqlite-import.js';
 import { SqlitePushStore } from './sqlite-push.js';
@@ -68,6 +71,10 @@ export class SqliteStore extends BufferedStore implements Store {
   readonly abrp: SqliteAbrpStore;
   /** Alert rules and state (src/store/sqlite/sqlite-alerts.ts). */
   readonly alerts: SqliteAlertsStore;
+  /** The audit log (src/store/sqlite/sqlite-audit.ts). */
+  readonly audit: SqliteAuditStore;
+  /** The operator's reads (src/store/sqlite/sqlite-admin.ts). */
+  readonly admin: SqliteAdminStore;
   private readonly commitTransaction: (batch: WriteBatch) => void;
   private readonly caches: SqliteCaches;
   private readonly accounts: SqliteAccounts;
@@ -99,6 +106,8 @@ export class SqliteStore extends BufferedStore implements Store {
     this.drives = new SqliteDrivesStore(db, () => this.open());
     this.abrp = new SqliteAbrpStore(db, () => this.open());
     this.alerts = new SqliteAlertsStore(db, () => this.open());
+    this.audit = new SqliteAuditStore(db, () => this.open());
+    this.admin = new SqliteAdminStore(db, () => this.open());
     this.imports = new SqliteImportStore(
       db,
       () => this.open(),
@@ -168,6 +177,11 @@ export class SqliteStore extends BufferedStore implements Store {
   async setOwnerRights(name: string, rights: string): Promise<boolean> {
     this.open();
     return this.accounts.setOwnerRights(name, rights);
+  }
+
+  async setOwnerFlags(name: string, flags: OwnerFlags): Promise<boolean> {
+    this.open();
+    return this.accounts.setOwnerFlags(name, flags);
   }
 
   async removeOwner(name: string): Promise<boolean> {
