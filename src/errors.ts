@@ -83,6 +83,8 @@ export const CATALOGUE = {
   VTS_ERR_ACCOUNT_DISABLED: entry('this account is disabled: ask the operator', 403),
   VTS_ERR_TOTP_REQUIRED: entry('a code of the second factor is needed', 401),
   VTS_ERR_TOTP_INVALID: entry('wrong or used code of the second factor', 401),
+  VTS_ERR_PASSKEY_INVALID: entry('the passkey could not be verified', 401),
+  VTS_ERR_CONFLICT: entry('not possible in the present state', 409),
   VTS_ERR_REGISTRATION_OFF: entry('this server does not take sign-ups', 403),
   VTS_ERR_INVITE_INVALID: entry('unknown, used or expired invitation code', 400),
   VTS_ERR_TOKEN_INVALID: entry('the link is unknown, used or expired', 400),

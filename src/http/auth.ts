@@ -7,6 +7,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateUser, refusal, verifySecret, type Authenticated, type Refusal } from '../auth/authenticate.js';
 import { userAccount } from '../auth/login-guard.js';
+import { checkSecondFactor } from '../auth/totp.js';
 import type { ApiSession } from '../hub/sessions/api-sessions.js';
 import type { HttpContext } from './context.js';
 import { clientAddress, loggedPath, type Params } from './params.js';
@@ -88,9 +89,12 @@ export async function checkCredentials(ctx: HttpContext, req: FastifyRequest, us
   return null;
 }
 
-/** A web sign-in with a right secret that the account's state refuses (src/auth/authenticate.ts `refusal`). */
+/**
+ * A web sign-in with a right secret that may not go on: the account's state refuses it (src/auth/authenticate.ts
+ * `refusal`), or its second factor is missing or wrong.
+ */
 export interface Refused {
-  refused: Refusal;
+  refused: Refusal | 'VTS_ERR_TOTP_REQUIRED' | 'VTS_ERR_TOTP_INVALID';
 }
 
 export const isRefused = (x: object | null | undefined): x is Refused => x !== null && x !== undefined && 'refused' in x;
@@ -98,16 +102,34 @@ export const isRefused = (x: object | null | undefined): x is Refused => x !== n
 /**
  * The dashboard's check of a user name with the account password or a token, through the login
  * guard: the login, or why an account whose secret is right may not sign in (a right secret gives
- * its attempt back, so an owner told "not verified yet" is not throttled for it).
+ * its attempt back, so an owner told "not verified yet" is not throttled for it). An account with
+ * TOTP needs `code` too (a TOTP code or a recovery code, src/auth/totp.ts): checked in the same
+ * attempt, so a wrong code counts as a failed login; without one the answer asks for it.
  */
-export async function checkWebCredentials(ctx: HttpContext, req: FastifyRequest, username: string, password: string): Promise<Authenticated | Throttled | Refused | null> {
+export async function checkWebCredentials(
+  ctx: HttpContext,
+  req: FastifyRequest,
+  username: string,
+  password: string,
+  code = '',
+): Promise<Authenticated | Throttled | Refused | null> {
   const address = clientAddress(req);
+  let wrongCode = false;
   const outcome = await ctx.guard.attempt(address, userAccount(username), async () => {
     const auth = await verifySecret(ctx.store, ctx.credentials, username, password, ctx.hub.now());
-    return auth && auth.permit.trim().toLowerCase() !== 'none' ? auth : null;
+    if (!auth || auth.permit.trim().toLowerCase() === 'none') return null;
+    if (code !== '' && auth.owner.totpEnabled && refusal(auth, 'web') === null) {
+      const used = await checkSecondFactor(ctx.store, ctx.factors.sealKey(), auth.owner.id, code, ctx.hub.now());
+      if (used === null) {
+        wrongCode = true;
+        return null;
+      }
+      if (used === 'recovery') ctx.log.info({ user: auth.owner.name }, 'web sign-in with a recovery code');
+    }
+    return auth;
   });
   if (outcome.ok) {
-    const why = refusal(outcome.value, 'web');
+    const why = refusal(outcome.value, 'web') ?? (outcome.value.owner.totpEnabled && code === '' ? 'VTS_ERR_TOTP_REQUIRED' : null);
     if (why) {
       ctx.log.info({ address, user: username, refused: why }, 'web sign-in refused');
       return { refused: why };
@@ -118,6 +140,6 @@ export async function checkWebCredentials(ctx: HttpContext, req: FastifyRequest,
     ctx.log.info({ address, user: username, path: loggedPath(req.url), limit: outcome.limit }, 'web sign-in refused: too many failed logins');
     return { throttled: true, retryAfterSeconds: outcome.retryAfterSeconds };
   }
-  ctx.log.info({ address, user: username, path: loggedPath(req.url) }, 'web sign-in failed');
-  return null;
+  ctx.log.info({ address, user: username, path: loggedPath(req.url) }, wrongCode ? 'web sign-in failed: wrong second factor' : 'web sign-in failed');
+  return wrongCode ? { refused: 'VTS_ERR_TOTP_INVALID' } : null;
 }

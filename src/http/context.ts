@@ -74,6 +74,16 @@ export interface HttpContext {
   alerts?: { rulesChanged(vehicleId: string): void; placesChanged(ownerId: number): void };
   /** What the embedded MQTT broker offers (null: no embedded broker); known once it listens. */
   mqttInfo: () => MqttInfo | null;
+  /** TOTP and passkeys (src/http/web-api/account-security.ts, passkeys.ts). */
+  factors: FactorSettings;
+}
+
+/** What the second factors need from the server (docs/accounts.md "A second factor"). */
+export interface FactorSettings {
+  /** The server's key for sealed secrets (TOTP secrets, as the ABRP tokens), read or made at first use. */
+  sealKey(): Buffer;
+  /** The dashboard's address (`--public-url`): the WebAuthn relying party; none: the request's host. */
+  publicUrl?: string;
 }
 
 /** The embedded broker as the dashboard's Integrations tab describes it. */

@@ -36,6 +36,7 @@ import { SERVER_VERSION } from '../util/version.js';
 import { PushService } from '../push/push-service.js';
 import { SessionRecorder } from '../drives/session-recorder.js';
 import { startAbrp } from '../abrp/start.js';
+import { loadTokenKey } from '../abrp/token-key.js';
 import { startAlerts } from '../alerts/start.js';
 import type { AbrpService } from '../abrp/abrp-service.js';
 import type { VehicleState } from '../mqtt/vehicle-state.js';
@@ -227,6 +228,7 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
   });
   const commands: CommandService = hub.commands;
   let mqttInfo: MqttInfo | null = null;
+  let sealKey: Buffer | undefined;
   const httpCtx: HttpContext = {
     commands,
     jobs: new CommandJobs(parts.jobs, hub.commands.options.maxTimeoutMs * (hub.commands.options.maxQueue + 1), Date.now, (err) => log.error({ err }, 'storing a command job failed')),
@@ -256,6 +258,11 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
           : null,
     },
     mqttInfo: () => mqttInfo,
+    factors: {
+      // the key of the ABRP tokens seals the TOTP secrets too: one key for the secrets vts reads back
+      sealKey: () => (sealKey ??= loadTokenKey(config.abrp?.tokenKey, config.dataDir)),
+      publicUrl: config.mqtt?.publicUrl,
+    },
     web: {
       dir: config.web?.dir,
       tileUrl: config.web?.tileUrl ?? DEFAULT_TILE_URL,

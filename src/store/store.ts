@@ -22,6 +22,7 @@
  *   would wait for them is refused with VTS_ERR_STORE_UNAVAILABLE.
  */
 import type { AbrpStore } from './abrp-store.js';
+import type { FactorsStore } from './factors-store.js';
 import type { AlertsStore } from './alerts-store.js';
 import type { AdminStore } from './admin-store.js';
 import type { AuditStore } from './audit-store.js';
@@ -207,6 +208,8 @@ export interface Store {
   // --- ABRP links ---
   /** Vehicles linked to their owner's ABRP account, with the state of the sending (src/store/abrp-store.ts). */
   readonly abrp: AbrpStore;
+  /** Second factors (TOTP, recovery codes, passkeys, WebAuthn challenges) and API password logins (src/store/factors-store.ts). */
+  readonly factors: FactorsStore;
   /** Alert rules, the engines' state and the owners' quiet hours (src/store/alerts-store.ts). */
   readonly alerts: AlertsStore;
   /** The audit log of account actions (src/store/audit-store.ts). */

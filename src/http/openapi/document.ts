@@ -85,6 +85,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: 'Commands', description: 'Remote commands through the command service.' },
       { name: 'Custom API', description: 'Scripts that hold the vehicle id and its server password.' },
       { name: 'Web API', description: "The dashboard's calls (docs/web-api.md)." },
+      { name: 'Account', description: "The signed-in owner's account, its TOTP second factor and passkeys (docs/accounts.md)." },
       { name: 'Drives', description: 'Drives, charges, places, battery health and statistics, computed by the server (docs/web-api.md).' },
       { name: 'Integrations', description: 'Home Assistant, MQTT tools and other services fed from the vehicle\'s state (docs/home-assistant.md).' },
       { name: 'Push', description: 'Push subscriptions, targets and the notification history.' },

@@ -155,7 +155,11 @@ export const SCHEMAS: Record<string, Schema> = {
   }),
   Credentials: {
     type: 'object',
-    properties: { username: { type: 'string' }, password: { type: 'string', description: 'The account password or an API token with the right `session`.' } },
+    properties: {
+      username: { type: 'string' },
+      password: { type: 'string', description: 'The account password or an API token with the right `session`.' },
+      code: { type: 'string', description: 'An account with TOTP: the six digits of the authenticator app, or one of its recovery codes (used up).' },
+    },
     required: ['username', 'password'],
   },
   PasswordChange: {

@@ -46,7 +46,10 @@ export const WEB_DOCS = {
     },
     responses: {
       '200': json('Signed in; the cookie is set.', ref('WebSession'), { 'Set-Cookie': SET_COOKIE }),
-      '401': err('Wrong user name or password, or a login without the right `session`.', ['VTS_ERR_AUTH']),
+      '401': err(
+        'Wrong user name or password, or a login without the right `session`; or (after a right password) the account has TOTP and no `code` came (`VTS_ERR_TOTP_REQUIRED`: ask for it and send all three again), or a wrong or used one (`VTS_ERR_TOTP_INVALID`).',
+        ['VTS_ERR_AUTH', 'VTS_ERR_TOTP_REQUIRED', 'VTS_ERR_TOTP_INVALID'],
+      ),
       '429': {
         description: 'Too many failed logins (JSON), or the address is over the request rate limit (an empty text body after a delay).',
         headers: { 'Retry-After': headerRef('RetryAfter') },

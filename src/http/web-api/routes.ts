@@ -1,7 +1,7 @@
 /**
  * The table of vts's own calls for the web dashboard and other tools (docs/web-api.md): each
  * call's method and path, its handler with its options (in this folder) and its OpenAPI
- * description (openapi.ts; drives, charges, places, battery and stats: openapi-drives.ts; ABRP: openapi-abrp.ts; alerts: openapi-alerts.ts). Errors
+ * description (openapi.ts; drives, charges, places, battery and stats: openapi-drives.ts; ABRP: openapi-abrp.ts; alerts: openapi-alerts.ts; account and second factors: openapi-security.ts). Errors
  * are `{"error","message"}`.
  */
 import type { ApiGroup } from '../api-call.js';
@@ -23,6 +23,9 @@ import { changePassword } from './password.js';
 import { addPlace, changePlace, listPlaces, removePlace } from './places.js';
 import { addTarget, notifications, readPush, removePush } from './push.js';
 import { signIn, signOut, whoAmI } from './session.js';
+import { beginTotp, changeAccount, confirmTotp, disableTotp, readAccount } from './account-security.js';
+import { SECURITY_DOCS as securityDoc } from './openapi-security.js';
+import { addPasskey, listPasskeys, passkeyRegistrationOptions, passkeySignIn, passkeySignInOptions, removePasskey, renamePasskey } from './passkeys.js';
 import { stats } from './stats.js';
 
 export const WEB_API: ApiGroup = {
@@ -32,7 +35,19 @@ export const WEB_API: ApiGroup = {
     { method: 'POST', path: '/api/session', route: signIn, doc: doc.signIn },
     { method: 'GET', path: '/api/session', route: whoAmI, doc: doc.whoAmI },
     { method: 'DELETE', path: '/api/session', route: signOut, doc: doc.signOut },
+    { method: 'POST', path: '/api/session/passkey/options', route: passkeySignInOptions, doc: securityDoc.passkeySignInOptions },
+    { method: 'POST', path: '/api/session/passkey', route: passkeySignIn, doc: securityDoc.passkeySignIn },
     { method: 'POST', path: '/api/password', route: changePassword, doc: doc.changePassword },
+    { method: 'GET', path: '/api/account', route: readAccount, doc: securityDoc.readAccount },
+    { method: 'PUT', path: '/api/account', route: changeAccount, doc: securityDoc.changeAccount },
+    { method: 'POST', path: '/api/account/totp', route: beginTotp, doc: securityDoc.beginTotp },
+    { method: 'POST', path: '/api/account/totp/confirm', route: confirmTotp, doc: securityDoc.confirmTotp },
+    { method: 'DELETE', path: '/api/account/totp', route: disableTotp, doc: securityDoc.disableTotp },
+    { method: 'POST', path: '/api/account/passkeys/options', route: passkeyRegistrationOptions, doc: securityDoc.passkeyOptions },
+    { method: 'POST', path: '/api/account/passkeys', route: addPasskey, doc: securityDoc.addPasskey },
+    { method: 'GET', path: '/api/account/passkeys', route: listPasskeys, doc: securityDoc.listPasskeys },
+    { method: 'PUT', path: '/api/account/passkeys/{id}', route: renamePasskey, doc: securityDoc.renamePasskey },
+    { method: 'DELETE', path: '/api/account/passkeys/{id}', route: removePasskey, doc: securityDoc.removePasskey },
     { method: 'GET', path: '/api/overview', route: overview, doc: doc.overview },
     { method: 'GET', path: '/api/live/{vehicleId}', route: live, doc: doc.live },
     { method: 'GET', path: '/api/history/{vehicleId}', route: history, doc: doc.history },

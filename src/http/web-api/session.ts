@@ -29,10 +29,10 @@ const sessionBody = (call: ApiCall, user: string, csrf: string) =>
 export const signIn: ApiRoute = {
   public: true,
   async handler(call) {
-    const { ctx, req, reply, params } = call;
+    const { ctx, req, params } = call;
     const username = params.username ?? '';
     const password = params.password ?? '';
-    const auth = username && password ? await checkWebCredentials(ctx, req, username, password) : null;
+    const auth = username && password ? await checkWebCredentials(ctx, req, username, password, params.code ?? '') : null;
     if (isThrottled(auth)) return loginThrottled(call, auth.retryAfterSeconds);
     const client = clientAddress(req);
     if (isRefused(auth)) {
@@ -44,16 +44,25 @@ export const signIn: ApiRoute = {
       if (username && password) void ctx.audit.record({ action: 'session.signin_failed', actor: '', via: 'web', target: username, detail: { client, reason: auth ? 'VTS_ERR_FORBIDDEN' : 'VTS_ERR_AUTH' } });
       return sendError(call.reply, { code: 'VTS_ERR_AUTH', message: 'wrong user name or password' });
     }
-    const old = sessionCookie(req.headers.cookie, ctx.cookieNames);
-    if (old) await ctx.sessions.end(old);
-    const s = await ctx.sessions.create({ id: auth.owner.id, name: auth.owner.name }, auth.permit, auth.tokenHash, true);
-    const secure = req.protocol === 'https' ? '; Secure' : '';
-    reply.header('Set-Cookie', `${ctx.cookieNames[0]}=${s.id}; Path=/; HttpOnly; SameSite=Strict${secure}`);
-    ctx.log.info({ user: auth.owner.name }, 'web sign-in');
-    await ctx.audit.record({ action: 'session.signin', actor: auth.owner.name, via: 'web', target: auth.owner.name, detail: { client, with: auth.via } });
-    return sessionBody(call, auth.owner.name, s.csrf ?? '');
+    return startWebSession(call, auth.owner, auth.permit, auth.tokenHash, auth.via);
   },
 };
+
+/**
+ * Opens a web session for a signed-in owner (the password sign-in here, the passkey one in
+ * passkeys.ts): the old session of the request's cookie ends, the cookie is set, the body says who.
+ */
+export async function startWebSession(call: ApiCall, owner: { id: number; name: string }, permit: string, tokenHash: string | undefined, via: string) {
+  const { ctx, req, reply } = call;
+  const old = sessionCookie(req.headers.cookie, ctx.cookieNames);
+  if (old) await ctx.sessions.end(old);
+  const s = await ctx.sessions.create({ id: owner.id, name: owner.name }, permit, tokenHash, true);
+  const secure = req.protocol === 'https' ? '; Secure' : '';
+  reply.header('Set-Cookie', `${ctx.cookieNames[0]}=${s.id}; Path=/; HttpOnly; SameSite=Strict${secure}`);
+  ctx.log.info({ user: owner.name, via }, 'web sign-in');
+  await ctx.audit.record({ action: 'session.signin', actor: owner.name, via: 'web', target: owner.name, detail: { client: clientAddress(req), with: via } });
+  return sessionBody(call, owner.name, s.csrf ?? '');
+}
 
 /**
  * Only the cookie of a web session answers (the dashboard asks at start whether it is signed in):

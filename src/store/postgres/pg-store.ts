@@ -47,6 +47,7 @@ import { pgRetryable, type PgTarget } from './pg-errors.js';
 import { PgAbrpStore } from './pg-abrp.js';
 import { PgAuditStore } from './pg-audit.js';
 import { PgAdminStore } from './pg-admin.js';
+import { PgFactorsStore } from './pg-factors.js';
 import { PgAlertsStore } from './pg-alerts.js';
 import { PgDrivesStore } from './pg-drives.js';
 import { PgImportStore } from './pg-import.js';
@@ -65,6 +66,8 @@ export class PgStore extends BufferedStore implements Store {
   readonly drives: PgDrivesStore;
   /** ABRP links (src/store/postgres/pg-abrp.ts). */
   readonly abrp: PgAbrpStore;
+  /** Second factors (src/store/postgres/pg-factors.ts). */
+  readonly factors: PgFactorsStore;
   /** Alert rules and state (src/store/postgres/pg-alerts.ts). */
   readonly alerts: PgAlertsStore;
   /** The audit log (src/store/postgres/pg-audit.ts). */
@@ -92,6 +95,7 @@ export class PgStore extends BufferedStore implements Store {
     this.push = new PgPushStore(this.db);
     this.drives = new PgDrivesStore(this.db);
     this.abrp = new PgAbrpStore(this.db);
+    this.factors = new PgFactorsStore(this.db);
     this.alerts = new PgAlertsStore(this.db);
     this.audit = new PgAuditStore(this.db);
     this.admin = new PgAdminStore(this.db);

@@ -48,6 +48,7 @@ import { batchCommitter } from './sqlite-batch.js';
 import { SqliteCaches, tokenKey } from './sqlite-caches.js';
 import { retryable } from './sqlite-errors.js';
 import { SqliteAbrpStore } from './sqlite-abrp.js';
+import { SqliteFactorsStore } from './sqlite-factors.js';
 import { SqliteAlertsStore } from './sqlite-alerts.js';
 import { SqliteAuditStore } from './sqlite-audit.js';
 import { SqliteAdminStore } from './sqlite-admin.js';
@@ -69,6 +70,8 @@ export class SqliteStore extends BufferedStore implements Store {
   readonly drives: SqliteDrivesStore;
   /** ABRP links (src/store/sqlite/sqlite-abrp.ts). */
   readonly abrp: SqliteAbrpStore;
+  /** Second factors (src/store/sqlite/sqlite-factors.ts). */
+  readonly factors: SqliteFactorsStore;
   /** Alert rules and state (src/store/sqlite/sqlite-alerts.ts). */
   readonly alerts: SqliteAlertsStore;
   /** The audit log (src/store/sqlite/sqlite-audit.ts). */
@@ -105,6 +108,7 @@ export class SqliteStore extends BufferedStore implements Store {
     this.push = new SqlitePushStore(db, () => this.open());
     this.drives = new SqliteDrivesStore(db, () => this.open());
     this.abrp = new SqliteAbrpStore(db, () => this.open());
+    this.factors = new SqliteFactorsStore(db, this.caches, () => this.open());
     this.alerts = new SqliteAlertsStore(db, () => this.open());
     this.audit = new SqliteAuditStore(db, () => this.open());
     this.admin = new SqliteAdminStore(db, () => this.open());
