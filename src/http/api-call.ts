@@ -9,6 +9,9 @@ import type { Operation } from './openapi/types.js';
 import type { Params } from './params.js';
 import type { ErrorStyle } from './reply.js';
 import type { Vehicle } from '../store/store.js';
+import { refusal, type Need } from '../core/auth/vehicle-access.js';
+import { vehicleAccess } from '../auth/vehicle-access.js';
+import { sendError } from './reply.js';
 
 export interface ApiCall {
   ctx: HttpContext;
@@ -56,22 +59,42 @@ export interface ApiGroup {
   rows: readonly ApiRow[];
 }
 
+/** A vehicle the caller sees but may not do this with: the reason, for a 403 VTS_ERR_FORBIDDEN (`refuse`). */
+export interface Refused {
+  refused: string;
+}
+
 /**
- * The vehicle named by the first argument if it belongs to the caller (ids are case-insensitive);
- * undefined otherwise: the handler answers 403 `Forbidden` (nobody learns whether it exists).
+ * The vehicle named by the first argument when the caller may do what `need` needs with it (the
+ * access model: src/core/auth/vehicle-access.ts); ids are case-insensitive. Undefined when the
+ * caller does not see it (unknown, or another owner's and not shared): the handler answers it as
+ * an unknown vehicle (nobody learns whether it exists). `Refused` when the caller sees it through
+ * a share that does not allow this: the handler answers `refuse`.
  */
-export function ownVehicle(call: ApiCall): Promise<Vehicle | undefined> {
-  return ownersVehicle(call.ctx, call.principal.ownerId, call.args[0] ?? '');
+export function ownVehicle(call: ApiCall, need: 'view'): Promise<Vehicle | undefined>;
+export function ownVehicle(call: ApiCall, need: Need): Promise<Vehicle | Refused | undefined>;
+export function ownVehicle(call: ApiCall, need: Need): Promise<Vehicle | Refused | undefined> {
+  return ownersVehicle(call.ctx, call.principal.ownerId, call.args[0] ?? '', need);
 }
 
-/** The vehicle `id` (any case) when `ownerId` owns it; also for the answer before fastify. */
-export async function ownersVehicle(ctx: HttpContext, ownerId: number, id: string): Promise<Vehicle | undefined> {
-  if (id === '') return undefined;
-  const v = await ctx.store.getVehicle(id.toUpperCase());
-  return v && v.ownerId === ownerId ? v : undefined;
+/** `ownVehicle` for a user and an id; also for the answer before fastify. */
+export async function ownersVehicle(ctx: HttpContext, userId: number, id: string, need: Need): Promise<Vehicle | Refused | undefined> {
+  const a = await vehicleAccess(ctx.store, userId, id);
+  if (!a) return undefined;
+  const why = refusal(a.access, need);
+  return why === null ? a.vehicle : { refused: why };
 }
 
-/** `ownersVehicle`'s vehicle when the store has it in memory (store.peekVehicle); undefined otherwise (ask `ownersVehicle`). */
+/** Whether `ownVehicle`'s answer is a refusal. */
+export const isRefusal = (v: Vehicle | Refused): v is Refused => 'refused' in v;
+
+/** The 403 of a refusal: VTS_ERR_FORBIDDEN with its reason. */
+export const refuse = (call: ApiCall, r: Refused) => sendError(call.reply, { code: 'VTS_ERR_FORBIDDEN', message: r.refused });
+
+/**
+ * The owner's vehicle when the store has it in memory (store.peekVehicle); undefined otherwise
+ * (ask `ownersVehicle`, which also looks up the shares: a shared vehicle is never answered here).
+ */
 export function ownersVehicleAtOnce(ctx: HttpContext, ownerId: number, id: string): Vehicle | undefined {
   if (id === '') return undefined;
   const v = ctx.store.peekVehicle(id.toUpperCase());

@@ -24,7 +24,7 @@ import { normaliseAddress } from '../core/address-key.js';
 import { PARANOID } from '../core/records/fields.js';
 import { hasRight } from '../core/auth/rights.js';
 import { API_ROUTES } from './api-hall.js';
-import { ownersVehicle, ownersVehicleAtOnce } from './api-call.js';
+import { isRefusal, ownersVehicle, ownersVehicleAtOnce } from './api-call.js';
 import { sessionCookie } from './auth.js';
 import type { HttpContext } from './context.js';
 import { httpDate } from './reply.js';
@@ -98,8 +98,8 @@ export function fastStatus(ctx: HttpContext, closing: () => boolean, next: Handl
   const answer = async (req: IncomingMessage, res: ServerResponse, id: string, cookie: string, start: number): Promise<boolean> => {
     const s = await ctx.sessions.use(cookie);
     if (!s || (rights && !hasRight(s.permit, ...rights))) return false;
-    const vehicle = await ownersVehicle(ctx, s.ownerId, id);
-    if (!vehicle) return false;
+    const vehicle = await ownersVehicle(ctx, s.ownerId, id, 'view');
+    if (!vehicle || isRefusal(vehicle)) return false;
     return write(req, res, await renderStatus(ctx, vehicle.id), start);
   };
 

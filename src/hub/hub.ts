@@ -35,6 +35,7 @@ import { CarDataObservers, type CarDataObserver } from './observers/car-data-obs
 import { LinkObservers, type LinkListener } from './observers/link-observers.js';
 import { MpCommandTransport } from './commands/mp-command-transport.js';
 import type { Peer } from './links/peer.js';
+import { AccessRevocations, cutShared } from './access/access-revocations.js';
 import { ClusterInbox } from './cluster/cluster-inbox.js';
 import { ClusterRoutes } from './cluster/cluster-routes.js';
 import { sendHeld, sendReplay, type HeldMessage } from './links/replay.js';
@@ -79,6 +80,7 @@ export class Hub implements HubPort {
   readonly telemetry: Telemetry;
   /** Every command to a vehicle goes through it (HTTP, custom API, MP clients' `C`, other nodes). */
   readonly commands: CommandService;
+  readonly access: AccessRevocations; // revoked shares cut connections on every node (access/access-revocations.ts)
 
   constructor(
     readonly store: Store,
@@ -94,6 +96,7 @@ export class Hub implements HubPort {
     this.linkObservers = new LinkObservers(log);
     this.links = new VehicleLinks(cluster);
     this.inbox = new ClusterInbox(this);
+    (this.access = new AccessRevocations(cluster, log)).onRevoke((vehicleId, userId) => cutShared(this, vehicleId, userId));
     this.notifications = new Notifications(this);
     this.events = this.notifications.events;
     const v2 = new MpCommandTransport(this);

@@ -8,7 +8,6 @@ import { formatScheme0, parseScheme0, parseScheme1 } from '../core/mp/message.js
 import type { MpCipher } from '../core/crypto/mp-cipher.js';
 import { inactivityAction, type ActivityState } from '../core/mp/inactivity.js';
 import type { Peer } from '../hub/links/peer.js';
-import type { Vehicle } from '../store/store.js';
 import type { MpContext } from './context.js';
 import { checkLogin, type LoginResult } from './login.js';
 import { userAccount, vehicleAccount } from '../auth/login-guard.js';
@@ -45,6 +44,8 @@ class MpSession implements Peer {
     readonly ownerId: number,
     public rxBytes: number,
     public txBytes: number,
+    readonly userId?: number,
+    readonly access?: 'owner' | 'control' | 'view',
   ) {}
 
   get id(): number {
@@ -202,7 +203,7 @@ export class MpConnection implements ActivityState {
       return this.fail('login check failed');
     }
     if (this.state !== 'authenticating') return; // the peer left meanwhile
-    if (outcome.ok) return this.open(w, outcome.value.vehicle, outcome.value.reply, outcome.value.cipher);
+    if (outcome.ok) return this.open(w, outcome.value);
     if (outcome.throttled) {
       return this.fail(`login refused: too many failed logins (${outcome.limit} limit), retry in ${outcome.retryAfterSeconds} s`);
     }
@@ -215,11 +216,12 @@ export class MpConnection implements ActivityState {
     return this.close('login failed');
   }
 
-  private open(w: LoginWelcome, vehicle: Vehicle, reply: string, cipher: MpCipher | null): void {
+  private open(w: LoginWelcome, login: Extract<LoginResult, { ok: true }>): void {
     const { hub, log } = this.ctx;
+    const { vehicle, reply, cipher } = login;
     this.stopLoginTimer();
     this.writeLine(reply); // in clear, before anything else
-    const session = new MpSession(this, w.clientType, vehicle.id, vehicle.ownerId, this.rxBytes, this.txBytes);
+    const session = new MpSession(this, w.clientType, vehicle.id, vehicle.ownerId, this.rxBytes, this.txBytes, login.userId, login.access);
     this.session = session;
     this.cipher = cipher;
     this.state = 'open';

@@ -8,11 +8,13 @@ import { digestBase64, randomToken, sessionKey, verifyDigest } from '../core/cry
 import { hasRight } from '../core/auth/rights.js';
 import { scheme0Reply, scheme1Reply, type LoginWelcome } from '../core/mp/welcome.js';
 import { authenticateUser } from '../auth/authenticate.js';
+import { visibleVehicles } from '../auth/vehicle-access.js';
 import type { PasswordChecker } from '../auth/password-checker.js';
 import type { Store, Vehicle } from '../store/store.js';
 
 export type LoginResult =
-  | { ok: true; vehicle: Vehicle; reply: string; cipher: MpCipher | null }
+  /** `userId` and `access`: an app or batch login (scheme 1), the user's and its access to the vehicle. */
+  | { ok: true; vehicle: Vehicle; reply: string; cipher: MpCipher | null; userId?: number; access?: 'owner' | 'control' | 'view' }
   | { ok: false; reason: string; vehicleId?: string };
 
 /** @param nowMs the current time in epoch milliseconds */
@@ -46,16 +48,20 @@ async function scheme1(store: Store, cache: PasswordChecker, w: LoginWelcome, no
   const owner = auth.owner;
   const username = w.field1;
 
-  const vehicles = await store.listVehicles(owner.id);
-  const vehicle = w.vehicleId === '*' ? vehicles[0] : vehicles.find((v) => v.id === w.vehicleId);
-  if (!vehicle) return { ok: false, reason: w.vehicleId === '*' ? 'user has no vehicle' : 'vehicle not owned by user' };
-  if (w.clientType === 'S' && vehicle.type !== 'SERVER') {
-    return { ok: false, reason: 'peer server login for a vehicle that is not of type SERVER' };
+  // own vehicles first, then those shared with the user (src/auth/vehicle-access.ts)
+  const vehicles = await visibleVehicles(store, owner.id);
+  const found = w.vehicleId === '*' ? vehicles[0] : vehicles.find((v) => v.vehicle.id === w.vehicleId);
+  if (!found) return { ok: false, reason: w.vehicleId === '*' ? 'user has no vehicle' : 'vehicle not owned by or shared with user' };
+  const vehicle = found.vehicle;
+  if (w.clientType === 'S' && (vehicle.type !== 'SERVER' || found.access !== 'owner')) {
+    return { ok: false, reason: 'peer server login for a vehicle that is not of type SERVER (or not the user\'s own)' };
   }
   return {
     ok: true,
     vehicle,
-    reply: scheme1Reply(username, vehicle.id, vehicles.map((v) => v.id)),
+    reply: scheme1Reply(username, vehicle.id, vehicles.map((v) => v.vehicle.id)),
     cipher: null,
+    userId: owner.id,
+    access: found.access,
   };
 }

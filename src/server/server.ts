@@ -226,6 +226,8 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
     apiMs: (config.sessionTimeout ?? 180) * 1000,
     webMs: (config.webSessionTimeout ?? DEFAULT_WEB_SESSION_TIMEOUT) * 1000,
   });
+  // a revoked share: the user's API v2 registrations of the vehicle end (src/hub/access/access-revocations.ts)
+  hub.access.onRevoke((vehicleId, userId) => sessions.revoked(vehicleId, userId));
   const commands: CommandService = hub.commands;
   let mqttInfo: MqttInfo | null = null;
   let sealKey: Buffer | undefined;

@@ -29,6 +29,7 @@ import type { AuditStore } from './audit-store.js';
 import type { DrivesStore } from './drives-store.js';
 import type { ImportStore } from './import-store.js';
 import type { PushStore } from './push-store.js';
+import type { SharesStore } from './shares-store.js';
 import type { OutageEvent } from './outage.js';
 import type {
   AddVehicleResult,
@@ -46,6 +47,7 @@ import type {
   UtilisationDelta,
   UtilisationRow,
   Vehicle,
+  VehicleChange,
 } from './types.js';
 
 /** The values of the interface, defined in types.ts, for importers of the Store. */
@@ -106,6 +108,12 @@ export interface Store {
    */
   addVehicles(rows: readonly NewVehicle[]): Promise<AddVehicleResult[]>;
   getVehicle(id: string): Promise<Vehicle | undefined>;
+  /**
+   * Renames the vehicle and/or changes its car password; the next read (the car's next login
+   * included) sees the change at once.
+   * @returns the vehicle as changed, undefined when there is no such vehicle
+   */
+  updateVehicle(id: string, change: VehicleChange): Promise<Vehicle | undefined>;
   /**
    * `getVehicle(id)`'s answer when the store can give it at once from memory (its read cache holds
    * the vehicle and no write of it is buffered), else undefined: then ask `getVehicle`, which also
@@ -216,6 +224,8 @@ export interface Store {
   readonly audit: AuditStore;
   /** The operator's page: users and vehicles searched and paged, their traffic (src/store/admin-store.ts). */
   readonly admin: AdminStore;
+  /** Vehicles shared with other users, view or control (src/store/shares-store.ts). */
+  readonly shares: SharesStore;
 
   // --- auto-provisioning ---
   getAutoProvision(key: string): Promise<AutoProvisionRecord | undefined>;

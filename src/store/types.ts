@@ -56,6 +56,12 @@ export interface Vehicle {
   created: number;
 }
 
+/** What `updateVehicle` changes: the display name, the car password (absent: kept). */
+export interface VehicleChange {
+  name?: string;
+  carPassword?: string;
+}
+
 export interface NewVehicle {
   id: string;
   ownerId: number;

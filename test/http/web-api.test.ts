@@ -124,6 +124,7 @@ test('overview: link, connection, apps, age and the values of the last S record'
     return r.soc === 81.5 && r.apps === 1 ? r : undefined;
   }, 'overview with the S record');
   assert.deepEqual(row, {
+    access: 'owner',
     age: row.age,
     apps: 1,
     batches: 0,
@@ -135,6 +136,7 @@ test('overview: link, connection, apps, age and the values of the last S record'
     link: 'v2',
     name: 'DEMO1',
     online: true,
+    owner: 'demo',
     range: 241,
     soc: 81.5,
     units: 'K',

@@ -13,7 +13,7 @@ import { sendCsv, sendRecordsCsv } from '../records-csv.js';
 export const historical: ApiRoute = {
   async handler(call) {
     const { ctx, reply, args, params } = call;
-    const vehicle = await ownVehicle(call);
+    const vehicle = await ownVehicle(call, 'view');
     if (!vehicle) return forbidden(reply);
     const since = params.since === undefined || params.since === '' ? -1 : parseSince(params.since);
     if (since === null) return badRequest(reply, 'Invalid since: use YYYY-MM-DD or YYYY-MM-DD HH:MM:SS');

@@ -59,7 +59,7 @@ function recordRoute(render: RecordRenderer): ApiRoute {
   return {
     async handler(call) {
       const { ctx, reply } = call;
-      const vehicle = await ownVehicle(call);
+      const vehicle = await ownVehicle(call, 'view');
       if (!vehicle) return forbidden(reply);
       const rendered = await render(ctx, vehicle.id);
       // REF's bare JSON type: fastify adds no charset to a Buffer (the bytes are those of sendJson)
@@ -79,7 +79,7 @@ export const tpms = recordRoute(recordRenderer(['Y', 'W'], ([y, w], now) => tpms
 export const protocol: ApiRoute = {
   async handler(call) {
     const { ctx, reply } = call;
-    const vehicle = await ownVehicle(call);
+    const vehicle = await ownVehicle(call, 'view');
     if (!vehicle) return forbidden(reply);
     return sendJson(reply, 200, protocolRows(await ctx.store.getCarMessages(vehicle.id)));
   },

@@ -6,11 +6,13 @@ import { vehicleConnectBody, vehicleListRow } from '../../core/records/lists.js'
 import { forbidden, sendJson, sendJsonText } from '../reply.js';
 import { clientAddress } from '../params.js';
 import { ownVehicle, type ApiCall, type ApiRoute } from '../api-call.js';
+import { visibleVehicles } from '../../auth/vehicle-access.js';
 
 export const listVehicles: ApiRoute = {
   async handler({ ctx, reply, principal }) {
-    const vehicles = await ctx.store.listVehicles(principal.ownerId);
-    return sendJson(reply, 200, vehicles.map((v) => vehicleListRow(v.id, ctx.hub.counts(v.id))));
+    // a vehicle shared with the caller appears like an own one
+    const vehicles = await visibleVehicles(ctx.store, principal.ownerId);
+    return sendJson(reply, 200, vehicles.map(({ vehicle: v }) => vehicleListRow(v.id, ctx.hub.counts(v.id))));
   },
 };
 
@@ -26,9 +28,9 @@ function sessionOf(call: ApiCall, create: boolean) {
 export const connectVehicle: ApiRoute = {
   async handler(call) {
     const { ctx, reply } = call;
-    const vehicle = await ownVehicle(call);
+    const vehicle = await ownVehicle(call, 'view');
     if (!vehicle) return forbidden(reply);
-    const firstPeer = await ctx.sessions.connect(sessionOf(call, true)!, vehicle.id);
+    const firstPeer = await ctx.sessions.connect(sessionOf(call, true)!, vehicle.id, vehicle.ownerId);
     const messages = await ctx.store.getCarMessages(vehicle.id);
     const sTime = messages.find((m) => m.code === 'S')?.time;
     return sendJson(reply, 200, vehicleConnectBody(ctx.hub.counts(vehicle.id), firstPeer, sTime, ctx.hub.seconds()));
@@ -38,7 +40,7 @@ export const connectVehicle: ApiRoute = {
 export const disconnectVehicle: ApiRoute = {
   async handler(call) {
     const { ctx, reply } = call;
-    const vehicle = await ownVehicle(call);
+    const vehicle = await ownVehicle(call, 'view');
     if (!vehicle) return forbidden(reply);
     const session = sessionOf(call, false);
     if (session) ctx.sessions.disconnect(session, vehicle.id);

@@ -10,7 +10,7 @@
 import type { CommandKind } from '../../core/commands/request.js';
 import { formatUtc } from '../../core/time.js';
 import { forbidden, sendError, sendJson } from '../reply.js';
-import { ownVehicle, type ApiCall, type ApiRoute } from '../api-call.js';
+import { isRefusal, ownVehicle, refuse, type ApiCall, type ApiRoute } from '../api-call.js';
 import { commandFailure } from '../../errors.js';
 import type { Job } from '../../hub/commands/command-jobs.js';
 
@@ -51,8 +51,9 @@ function jobBody(job: Job): Record<string, string | number | null> {
 export const runCommand: ApiRoute = {
   rights: RIGHTS,
   async handler(call) {
-    const vehicle = await ownVehicle(call);
+    const vehicle = await ownVehicle(call, 'control');
     if (!vehicle) return forbidden(call.reply);
+    if (isRefusal(vehicle)) return refuse(call, vehicle);
     const input = readInput(call);
     if (typeof input === 'string') return badInput(call, input);
     const { ctx, principal } = call;
@@ -82,8 +83,9 @@ export const runCommand: ApiRoute = {
 export const commandInfo: ApiRoute = {
   rights: RIGHTS,
   async handler(call) {
-    const vehicle = await ownVehicle(call);
+    const vehicle = await ownVehicle(call, 'control');
     if (!vehicle) return forbidden(call.reply);
+    if (isRefusal(vehicle)) return refuse(call, vehicle);
     const jobId = call.args[1];
     if (jobId) {
       const job = await call.ctx.jobs.get(jobId);

@@ -23,7 +23,7 @@
 import { statusBody } from '../../core/records/status.js';
 import { PARANOID } from '../../core/records/fields.js';
 import { forbidden, paranoid, sendError, sendJson } from '../reply.js';
-import { ownVehicle, type ApiCall, type ApiRoute } from '../api-call.js';
+import { isRefusal, ownVehicle, refuse, type ApiCall, type ApiRoute } from '../api-call.js';
 import { commandFailure } from '../../errors.js';
 
 const RIGHTS = ['command', 'admin'] as const;
@@ -48,8 +48,9 @@ function action(build: Build, list = false): ApiRoute {
   return {
     rights: RIGHTS,
     async handler(call) {
-      const vehicle = await ownVehicle(call);
+      const vehicle = await ownVehicle(call, 'control');
       if (!vehicle) return forbidden(call.reply);
+      if (isRefusal(vehicle)) return refuse(call, vehicle);
       const text = build(call);
       if (typeof text !== 'string') return bad(call, text.error);
       try {
@@ -119,7 +120,7 @@ export const setParameter = setSlot(4, 'parameter');
 /** GET /api/lock/<id> and GET /api/valet/<id>: the lock and valet bits of the stored D record. */
 export const lockState: ApiRoute = {
   async handler(call) {
-    const vehicle = await ownVehicle(call);
+    const vehicle = await ownVehicle(call, 'view');
     if (!vehicle) return forbidden(call.reply);
     const d = (await call.ctx.store.getCarMessages(vehicle.id)).find((m) => m.code === 'D');
     const body = statusBody(undefined, d, call.ctx.hub.seconds());

@@ -167,7 +167,7 @@ export const SCHEMAS: Record<string, Schema> = {
     properties: { current: { type: 'string' }, new: { type: 'string', minLength: 8, maxLength: 1024 } },
     required: ['current', 'new'],
   },
-  OverviewRow: exact('One vehicle of the caller with its state.', {
+  OverviewRow: exact('One vehicle of the caller (own or shared with it) with its state.', {
     id: { type: 'string' },
     name: { type: 'string' },
     online: { type: 'boolean' },
@@ -182,6 +182,8 @@ export const SCHEMAS: Record<string, Schema> = {
     units: { enum: ['K', 'M', null] },
     chargeState: { type: ['string', 'null'] },
     charging: { type: 'boolean' },
+    access: { enum: ['owner', 'control', 'view'], description: "The caller's access: its own vehicle, or shared with it (docs/accounts.md \"Sharing\")." },
+    owner: { type: 'string', description: "The owner's user name." },
   }),
   Trip: exact('A trip: plausible odometer growth (docs/web-api.md "Trips").', {
     start: EPOCH,

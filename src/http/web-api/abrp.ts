@@ -8,7 +8,7 @@
 import { audit } from '../../util/audit.js';
 import type { AbrpLink } from '../../store/abrp-store.js';
 import { clientAddress } from '../params.js';
-import { ownVehicle, type ApiCall, type ApiRoute } from '../api-call.js';
+import { isRefusal, ownVehicle, refuse, type ApiCall, type ApiRoute } from '../api-call.js';
 import { sendError, status } from '../reply.js';
 import { badInput, notFound, sendOrdered } from './sessions-common.js';
 import { notYours } from './session.js';
@@ -43,8 +43,8 @@ function bodyToken(call: ApiCall): unknown {
 export const readAbrp: ApiRoute = {
   async handler(call) {
     if (call.args.length !== 1) return notFound(call, 'GET /api/abrp/<vehicle>');
-    const v = await ownVehicle(call);
-    if (!v) return notYours(call);
+    const v = await ownVehicle(call, 'owner');
+    if (!v || isRefusal(v)) return v ? refuse(call, v) : notYours(call);
     const link = await call.ctx.store.abrp.getLink(v.id);
     return sendOrdered(call.reply, 200, abrpJson(v.id, call.ctx.abrp?.configured ?? false, link));
   },
@@ -56,8 +56,8 @@ export const linkAbrp: ApiRoute = {
   async handler(call) {
     const { ctx, principal } = call;
     if (call.args.length !== 1) return notFound(call, 'PUT /api/abrp/<vehicle>');
-    const v = await ownVehicle(call);
-    if (!v) return notYours(call);
+    const v = await ownVehicle(call, 'owner');
+    if (!v || isRefusal(v)) return v ? refuse(call, v) : notYours(call);
     if (!ctx.abrp?.configured) {
       return sendError(call.reply, { code: 'VTS_ERR_ABRP_OFF', message: 'ABRP is not configured on this server: the operator has not set --abrp-api-key' });
     }
@@ -77,8 +77,8 @@ export const unlinkAbrp: ApiRoute = {
   async handler(call) {
     const { ctx, principal } = call;
     if (call.args.length !== 1) return notFound(call, 'DELETE /api/abrp/<vehicle>');
-    const v = await ownVehicle(call);
-    if (!v) return notYours(call);
+    const v = await ownVehicle(call, 'owner');
+    if (!v || isRefusal(v)) return v ? refuse(call, v) : notYours(call);
     const removed = ctx.abrp ? await ctx.abrp.unlink(v.id) : await ctx.store.abrp.removeLink(v.id);
     if (!removed) return notFound(call, 'the vehicle is not linked to ABRP');
     audit(ctx.log, 'abrp.unlink', principal.ownerName, 'http', { user: principal.ownerName, vehicle: v.id, client: clientAddress(call.req) });

@@ -11,7 +11,7 @@ import { checkQuietHours, type QuietHours } from '../../core/alerts/delivery.js'
 import { checkRule } from '../../core/alerts/rules.js';
 import type { StoredRule } from '../../store/alerts-store.js';
 import { audit, type AuditAction } from '../../util/audit.js';
-import { ownVehicle, type ApiCall, type ApiRoute } from '../api-call.js';
+import { isRefusal, ownVehicle, refuse, type ApiCall, type ApiRoute } from '../api-call.js';
 import { clientAddress } from '../params.js';
 import { status } from '../reply.js';
 import { badInput, idOf, notFound, sendOrdered } from './sessions-common.js';
@@ -72,8 +72,8 @@ export const readAlerts: ApiRoute = {
       return sendOrdered(reply, 200, quietJson(await ctx.store.alerts.getQuietHours(call.principal.ownerId)));
     }
     if (args.length !== 1) return notFound(call, 'GET /api/alerts or /api/alerts/<vehicle>');
-    const v = await ownVehicle(call);
-    if (!v) return notYours(call);
+    const v = await ownVehicle(call, 'owner');
+    if (!v || isRefusal(v)) return v ? refuse(call, v) : notYours(call);
     return sendOrdered(reply, 200, (await ctx.store.alerts.listRules(v.id)).map(ruleJson));
   },
 };
@@ -84,8 +84,8 @@ export const addAlert: ApiRoute = {
   async handler(call) {
     const { ctx, reply, args } = call;
     if (args.length !== 1) return notFound(call, 'POST /api/alerts/<vehicle>');
-    const v = await ownVehicle(call);
-    if (!v) return notYours(call);
+    const v = await ownVehicle(call, 'owner');
+    if (!v || isRefusal(v)) return v ? refuse(call, v) : notYours(call);
     const rule = await checkedRule(call);
     if (rule === null) return reply;
     if ((await ctx.store.alerts.listRules(v.id)).length >= MAX_RULES) return badInput(call, `kind: the vehicle has ${MAX_RULES} rules already: remove one first`);
@@ -104,9 +104,10 @@ async function ruleOfVehicle(call: ApiCall): Promise<{ vehicleId: string; id: nu
     notFound(call, 'no such rule');
     return null;
   }
-  const v = await ownVehicle(call);
-  if (!v) {
-    notYours(call);
+  const v = await ownVehicle(call, 'owner');
+  if (!v || isRefusal(v)) {
+    if (v) refuse(call, v);
+    else notYours(call);
     return null;
   }
   const id = idOf(call.args[1]);

@@ -24,7 +24,7 @@ export function batteryJson(r: BatteryReport): BatteryReport {
 
 export const battery: ApiRoute = {
   async handler(call) {
-    const vehicle = await ownVehicle(call);
+    const vehicle = await ownVehicle(call, 'view');
     if (!vehicle) return notYours(call);
     if (call.args.length > 1) return notFound(call, 'GET /api/battery/<vehicle>');
     const { drives, charges } = await allSessions(call.ctx.store, vehicle.id);

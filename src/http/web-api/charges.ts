@@ -19,13 +19,14 @@ import { badInput, idOf, LIST_SPAN, listFormat, MAX_LIST_SPAN, notFound, request
 const samplesJson = (samples: readonly ChargeSample[]): ChargeSample[] =>
   samples.map((s) => ({ t: s.t, soc: s.soc, power: s.power, energy: s.energy, grid: s.grid }));
 
-async function list(call: ApiCall, vehicleId: string) {
+/** `ownerId`: the vehicle's owner, whose places name the charges (also for a user the vehicle is shared with). */
+async function list(call: ApiCall, vehicleId: string, ownerId: number) {
   const { ctx, params } = call;
   const format = listFormat(params);
   if (format === null) return badInput(call, 'format: json or csv');
   const range = requestRange(params, ctx.hub.seconds(), LIST_SPAN, MAX_LIST_SPAN);
   if ('field' in range) return badInput(call, range.message);
-  const [charges, places] = await Promise.all([ctx.store.drives.listCharges(vehicleId, range.from, range.to, false), ctx.store.drives.listPlaces(call.principal.ownerId)]);
+  const [charges, places] = await Promise.all([ctx.store.drives.listCharges(vehicleId, range.from, range.to, false), ctx.store.drives.listPlaces(ownerId)]);
   const now = ctx.hub.seconds();
   if (format === 'csv') {
     const rows = charges.map((c) => chargeJson(c, places, now));
@@ -42,15 +43,15 @@ const rendered = new RenderedLists<StoredCharge>((c) => c.end !== null);
 export const charges: ApiRoute = {
   async handler(call) {
     const { ctx } = call;
-    const vehicle = await ownVehicle(call);
+    const vehicle = await ownVehicle(call, 'view');
     if (!vehicle) return notYours(call);
     const [, idText, ...more] = call.args;
-    if (idText === undefined || (idText === '' && more.length === 0)) return list(call, vehicle.id);
+    if (idText === undefined || (idText === '' && more.length === 0)) return list(call, vehicle.id, vehicle.ownerId);
     if (more.length > 0) return notFound(call, 'GET /api/charges/<vehicle>[/<id>]');
     const id = idOf(idText);
     const c = id === null ? undefined : await ctx.store.drives.getCharge(vehicle.id, id);
     if (!c) return notFound(call, 'no such charge');
-    const places = await ctx.store.drives.listPlaces(call.principal.ownerId);
+    const places = await ctx.store.drives.listPlaces(vehicle.ownerId);
     return sendOrdered(call.reply, 200, { ...chargeJson(c, places, ctx.hub.seconds()), samples: samplesJson(c.samples) });
   },
 };

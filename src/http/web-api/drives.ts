@@ -17,13 +17,14 @@ import { badInput, capacityFor, idOf, LIST_SPAN, listFormat, MAX_LIST_SPAN, notF
 
 export const GPX_CONTENT_TYPE = 'application/gpx+xml';
 
-async function list(call: ApiCall, vehicleId: string) {
+/** `ownerId`: the vehicle's owner, whose places name the drives (also for a user the vehicle is shared with). */
+async function list(call: ApiCall, vehicleId: string, ownerId: number) {
   const { ctx, params } = call;
   const format = listFormat(params);
   if (format === null) return badInput(call, 'format: json or csv');
   const range = requestRange(params, ctx.hub.seconds(), LIST_SPAN, MAX_LIST_SPAN);
   if ('field' in range) return badInput(call, range.message);
-  const [drives, places] = await Promise.all([ctx.store.drives.listDrives(vehicleId, range.from, range.to, false), ctx.store.drives.listPlaces(call.principal.ownerId)]);
+  const [drives, places] = await Promise.all([ctx.store.drives.listDrives(vehicleId, range.from, range.to, false), ctx.store.drives.listPlaces(ownerId)]);
   const capacity = await capacityFor(ctx.store, vehicleId, drives);
   const now = ctx.hub.seconds();
   if (format === 'csv') {
@@ -39,24 +40,24 @@ async function list(call: ApiCall, vehicleId: string) {
 const rendered = new RenderedLists<StoredDrive>((d) => d.end !== null);
 
 /** One drive as JSON with its route; undefined when the vehicle has no such drive. */
-async function oneDrive(call: ApiCall, vehicleId: string, id: number | null): Promise<DriveJson | undefined> {
+async function oneDrive(call: ApiCall, vehicleId: string, id: number | null, ownerId: number): Promise<DriveJson | undefined> {
   const { ctx } = call;
   if (id === null) return undefined;
   const d: StoredDrive | undefined = await ctx.store.drives.getDrive(vehicleId, id);
   if (!d) return undefined;
-  const places = await ctx.store.drives.listPlaces(call.principal.ownerId);
+  const places = await ctx.store.drives.listPlaces(ownerId);
   const capacity = await capacityFor(ctx.store, vehicleId, [d]);
   return driveJson(d, places, capacity, ctx.hub.seconds(), true);
 }
 
 export const drives: ApiRoute = {
   async handler(call) {
-    const vehicle = await ownVehicle(call);
+    const vehicle = await ownVehicle(call, 'view');
     if (!vehicle) return notYours(call);
     const [, idText, what, ...more] = call.args;
-    if (idText === undefined || (idText === '' && what === undefined)) return list(call, vehicle.id);
+    if (idText === undefined || (idText === '' && what === undefined)) return list(call, vehicle.id, vehicle.ownerId);
     if (more.length > 0 || (what !== undefined && what !== 'gpx')) return notFound(call, 'GET /api/drives/<vehicle>[/<id>[/gpx]]');
-    const drive = await oneDrive(call, vehicle.id, idOf(idText));
+    const drive = await oneDrive(call, vehicle.id, idOf(idText), vehicle.ownerId);
     if (!drive) return notFound(call, 'no such drive');
     if (what === undefined) return sendOrdered(call.reply, 200, drive);
     return status(call.reply, 200)

@@ -20,7 +20,7 @@ function epoch(text: string | undefined, fallback: number): number | null {
 export const history: ApiRoute = {
   async handler(call) {
     const { ctx, reply, params } = call;
-    const vehicle = await ownVehicle(call);
+    const vehicle = await ownVehicle(call, 'view');
     if (!vehicle) return notYours(call);
     const now = ctx.hub.seconds();
     const to = epoch(params.to, now);

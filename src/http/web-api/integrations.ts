@@ -13,7 +13,7 @@ import { notFound } from './sessions-common.js';
 
 export const integrations: ApiRoute = {
   async handler(call) {
-    const vehicle = await ownVehicle(call);
+    const vehicle = await ownVehicle(call, 'view');
     if (!vehicle) return notYours(call);
     if (call.args.length > 1) return notFound(call, 'GET /api/integrations/<vehicle>');
     const info = call.ctx.mqttInfo();

@@ -17,7 +17,7 @@ let streams = 0;
 export const live: ApiRoute = {
   async handler(call) {
     const { ctx, req, reply, principal } = call;
-    const vehicle = await ownVehicle(call);
+    const vehicle = await ownVehicle(call, 'view');
     if (!vehicle) return notYours(call);
     const id = vehicle.id;
     const key = `live:${++streams}`;
@@ -48,6 +48,10 @@ export const live: ApiRoute = {
       else send('link', linkState());
     };
     const unwatch = ctx.hub.watch(id, onEvent);
+    // a revoked share (or a removed vehicle) ends the stream at once, on whichever node it is
+    const unrevoke = ctx.hub.access.onRevoke((vehicleId, userId) => {
+      if (vehicleId === id && userId === principal.ownerId) finish();
+    });
     const sessionId = principal.session?.id;
     // often enough to keep even a short session alive (the stream uses it)
     const pingMs = Math.max(1000, Math.min(PING_MS, Math.floor((principal.session ? ctx.sessions.timeoutOf(principal.session) : ctx.sessions.timeouts.apiMs) / 3)));
@@ -72,6 +76,7 @@ export const live: ApiRoute = {
       ctx.liveStreams.delete(finish);
       clearInterval(timer);
       unwatch();
+      unrevoke();
       ctx.hub.unregisterApiApp(id, key);
       res.end();
     }

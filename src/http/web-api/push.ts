@@ -9,7 +9,7 @@ import { clientAddress } from '../params.js';
 import { subscriptionChannel, isTargetKind } from '../../core/push/channels.js';
 import { MAX_TARGETS, maskedUrl, targetSecretProblem, targetUrlProblem } from '../../core/push/targets.js';
 import type { NotificationView, NotifyTarget, SubscriptionStatus } from '../../store/push-store.js';
-import { ownVehicle, type ApiCall, type ApiRoute } from '../api-call.js';
+import { isRefusal, ownVehicle, refuse, type ApiCall, type ApiRoute } from '../api-call.js';
 import { sendError, sendJson, status } from '../reply.js';
 import { notYours } from './session.js';
 
@@ -75,8 +75,8 @@ export const readPush: ApiRoute = {
     if (what === 'subscriptions' && args.length <= 2) {
       let vehicleId: string | undefined;
       if (vehicleArg !== undefined) {
-        const v = await ownVehicle({ ...call, args: [vehicleArg] });
-        if (!v) return notYours(call);
+        const v = await ownVehicle({ ...call, args: [vehicleArg] }, 'owner');
+        if (!v || isRefusal(v)) return v ? refuse(call, v) : notYours(call);
         vehicleId = v.id;
       }
       const subs = await ctx.store.push.listSubscriptions(principal.ownerId, vehicleId);
@@ -120,8 +120,8 @@ export const removePush: ApiRoute = {
     const { ctx, reply, principal, args } = call;
     const [what, first, second] = args;
     if (what === 'subscriptions' && first !== undefined && second !== undefined && args.length === 3) {
-      const v = await ownVehicle({ ...call, args: [first] });
-      if (!v) return notYours(call);
+      const v = await ownVehicle({ ...call, args: [first] }, 'owner');
+      if (!v || isRefusal(v)) return v ? refuse(call, v) : notYours(call);
       if (!(await ctx.store.push.removeSubscription(principal.ownerId, v.id, second))) return notFound(call, 'no such subscription');
       audit(ctx.log, 'subscription.remove', principal.ownerName, 'http', { user: principal.ownerName, vehicle: v.id, app: second, client: clientAddress(call.req) });
       return status(reply, 204).send();
@@ -139,8 +139,8 @@ export const removePush: ApiRoute = {
 export const notifications: ApiRoute = {
   async handler(call) {
     const { ctx, reply, principal, params } = call;
-    const v = await ownVehicle(call);
-    if (!v) return notYours(call);
+    const v = await ownVehicle(call, 'owner');
+    if (!v || isRefusal(v)) return v ? refuse(call, v) : notYours(call);
     const limitText = params.limit ?? '50';
     if (!/^\d{1,4}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > MAX_HISTORY) {
       return badInput(call, `limit: 1 to ${MAX_HISTORY}`);

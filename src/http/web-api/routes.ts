@@ -1,7 +1,7 @@
 /**
  * The table of vts's own calls for the web dashboard and other tools (docs/web-api.md): each
  * call's method and path, its handler with its options (in this folder) and its OpenAPI
- * description (openapi.ts; drives, charges, places, battery and stats: openapi-drives.ts; ABRP: openapi-abrp.ts; alerts: openapi-alerts.ts; account and second factors: openapi-security.ts). Errors
+ * description (openapi.ts; drives, charges, places, battery and stats: openapi-drives.ts; ABRP: openapi-abrp.ts; alerts: openapi-alerts.ts; own vehicles and shares: openapi-shares.ts; account and second factors: openapi-security.ts). Errors
  * are `{"error","message"}`.
  */
 import type { ApiGroup } from '../api-call.js';
@@ -27,6 +27,9 @@ import { beginTotp, changeAccount, confirmTotp, disableTotp, readAccount } from 
 import { SECURITY_DOCS as securityDoc } from './openapi-security.js';
 import { addPasskey, listPasskeys, passkeyRegistrationOptions, passkeySignIn, passkeySignInOptions, removePasskey, renamePasskey } from './passkeys.js';
 import { stats } from './stats.js';
+import { addOwnVehicle, changeOwnVehicle, listOwnVehicles, removeOwnVehicle } from './own-vehicles.js';
+import { addShare, listShares, removeShare } from './shares.js';
+import { SHARE_DOCS as shareDoc } from './openapi-shares.js';
 
 export const WEB_API: ApiGroup = {
   name: 'web_api',
@@ -79,5 +82,12 @@ export const WEB_API: ApiGroup = {
     { method: 'POST', path: '/api/alerts/{vehicleId}', route: addAlert, doc: alertDoc.addAlert },
     { method: 'PUT', path: '/api/alerts/{vehicleId}/{id}', route: putAlerts, doc: alertDoc.changeAlert },
     { method: 'DELETE', path: '/api/alerts/{vehicleId}/{id}', route: removeAlert, doc: alertDoc.removeAlert },
+    { method: 'POST', path: '/api/account/vehicles', route: addOwnVehicle, doc: shareDoc.addOwnVehicle },
+    { method: 'GET', path: '/api/account/vehicles', route: listOwnVehicles, doc: shareDoc.listOwnVehicles },
+    { method: 'PUT', path: '/api/account/vehicles/{vehicleId}', route: changeOwnVehicle, doc: shareDoc.changeOwnVehicle },
+    { method: 'DELETE', path: '/api/account/vehicles/{vehicleId}', route: removeOwnVehicle, doc: shareDoc.removeOwnVehicle },
+    { method: 'GET', path: '/api/shares/{vehicleId}', route: listShares, doc: shareDoc.listShares },
+    { method: 'POST', path: '/api/shares/{vehicleId}', route: addShare, doc: shareDoc.addShare },
+    { method: 'DELETE', path: '/api/shares/{vehicleId}/{user}', route: removeShare, doc: shareDoc.removeShare },
   ],
 };

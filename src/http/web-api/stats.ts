@@ -51,7 +51,7 @@ const rowJson = (r: StatsRow): StatsRow => ({
 export const stats: ApiRoute = {
   async handler(call) {
     const { ctx, params } = call;
-    const vehicle = await ownVehicle(call);
+    const vehicle = await ownVehicle(call, 'view');
     if (!vehicle) return notYours(call);
     if (call.args.length > 1) return notFound(call, 'GET /api/stats/<vehicle>');
     const period = params.period === undefined || params.period === '' ? 'month' : params.period;

@@ -5,6 +5,7 @@
  * over the link that reaches the vehicle. The car's answer records reach the sender as they come.
  */
 import { commandFunction, commandParams, failureResponse, SERVER_FUNCTIONS } from '../../core/mp/command.js';
+import { refusal } from '../../core/auth/vehicle-access.js';
 import { commandFailure } from '../../errors.js';
 import type { Handler, HubPort } from './port.js';
 import type { Peer } from '../links/peer.js';
@@ -33,7 +34,14 @@ export function runForClient(hub: HubPort, peer: Peer, link: VehicleLink, wire: 
   const fail = (err: unknown): void => {
     if (wire.code === 'C') hub.deliver(peer, 'c', failureResponse(fn ?? (wire.data.split(',', 1)[0] ?? ''), failureText(err)));
   };
-  let refused = false;
+  // a login of a user the vehicle is shared with to view only sends no command (the access model)
+  const refused = peer.access === undefined ? null : refusal(peer.access, 'control');
+  if (refused !== null) {
+    hub.log.info({ conn: peer.id, vehicle: link.vehicleId }, 'command refused: the vehicle is shared with this user to view only');
+    if (wire.code === 'C') hub.deliver(peer, 'c', failureResponse(fn ?? (wire.data.split(',', 1)[0] ?? ''), refused));
+    return;
+  }
+  let wasRefused = false;
   hub.commands
     .run({
       vehicleId: link.vehicleId,
@@ -51,11 +59,11 @@ export function runForClient(hub: HubPort, peer: Peer, link: VehicleLink, wire: 
       },
       // at once, in the order of the client's messages
       onRefused: (err) => {
-        refused = true;
+        wasRefused = true;
         fail(err);
       },
     })
     .catch((err: unknown) => {
-      if (!refused) fail(err);
+      if (!wasRefused) fail(err);
     });
 }

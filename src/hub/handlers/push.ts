@@ -21,6 +21,11 @@ export const handlePushSubscription: Handler = (hub, peer, _link, data) => {
     hub.log.info({ conn: peer.id }, 'malformed push subscription ignored');
     return;
   }
+  if (peer.userId !== undefined && peer.userId !== peer.ownerId) {
+    // the owner's notifications are the owner's: a user the vehicle is shared with gets none
+    hub.log.info({ conn: peer.id }, 'push subscription of a shared vehicle refused');
+    return;
+  }
   const now = hub.seconds();
   const save = (vehicleId: string): void => {
     hub.store

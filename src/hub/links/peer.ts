@@ -6,7 +6,15 @@ export interface Peer {
   readonly id: number;
   readonly clientType: ClientType;
   readonly vehicleId: string;
+  /** The owner of the vehicle. */
   readonly ownerId: number;
+  /**
+   * An app or batch login (MP scheme 1): the user who logged in and its access to the vehicle
+   * (src/core/auth/vehicle-access.ts): `owner`, or a share's `view` or `control`. Undefined for a
+   * car or peer-server login.
+   */
+  readonly userId?: number;
+  readonly access?: 'owner' | 'control' | 'view';
   readonly remoteAddress: string;
   /** Paranoid token the car announced on this connection (`ET`), '' when none. */
   ptoken: string;

@@ -127,8 +127,11 @@ export class ApiSessions {
     return id.startsWith('-:') ? id : this.store.keyOf(id);
   }
 
-  /** Registers the session as an app of the vehicle; returns true when it is the first app. */
-  async connect(s: ApiSession, vehicleId: string): Promise<boolean> {
+  /**
+   * Registers the session as an app of the vehicle (owned by `ownerId`: the session's user, or
+   * the owner who shared it with that user); returns true when it is the first app.
+   */
+  async connect(s: ApiSession, vehicleId: string, ownerId = s.ownerId): Promise<boolean> {
     const key = this.keyOf(s.id);
     let vehicles = this.registered.get(key);
     if (vehicles?.has(vehicleId)) return false;
@@ -138,7 +141,7 @@ export class ApiSessions {
     if (!vehicles) this.registered.set(key, (vehicles = new Map()));
     if (vehicles.has(vehicleId)) return false;
     vehicles.set(vehicleId, s.ownerId);
-    return this.hub.registerApiApp(vehicleId, s.ownerId, appKey(key)) === 0;
+    return this.hub.registerApiApp(vehicleId, ownerId, appKey(key)) === 0;
   }
 
   disconnect(s: ApiSession, vehicleId: string): void {
@@ -148,6 +151,17 @@ export class ApiSessions {
     if (vehicles.size === 0) this.registered.delete(key);
     this.hub.unregisterApiApp(vehicleId, appKey(key));
     if (!s.id.startsWith('-:')) this.store.releaseApp(key, vehicleId);
+  }
+
+  /** The user's access to the vehicle was revoked: its sessions on this node stop counting as apps of it. */
+  revoked(vehicleId: string, userId: number): void {
+    for (const [key, vehicles] of [...this.registered]) {
+      if (vehicles.get(vehicleId) !== userId) continue;
+      vehicles.delete(vehicleId);
+      if (vehicles.size === 0) this.registered.delete(key);
+      this.hub.unregisterApiApp(vehicleId, appKey(key));
+      if (!key.startsWith('-:')) this.store.releaseApp(key, vehicleId);
+    }
   }
 
   /** Ends a session (by its cookie) everywhere: every vehicle it was connected to gets its new app count. */

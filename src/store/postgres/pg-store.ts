@@ -37,6 +37,7 @@ import type {
   StoreOptions,
   UtilisationRow,
   Vehicle,
+  VehicleChange,
 } from '../store.js';
 import { BufferedStore } from '../buffered-store.js';
 import type { WriteBatch } from '../write-batch.js';
@@ -48,6 +49,7 @@ import { PgAbrpStore } from './pg-abrp.js';
 import { PgAuditStore } from './pg-audit.js';
 import { PgAdminStore } from './pg-admin.js';
 import { PgFactorsStore } from './pg-factors.js';
+import { PgSharesStore } from './pg-shares.js';
 import { PgAlertsStore } from './pg-alerts.js';
 import { PgDrivesStore } from './pg-drives.js';
 import { PgImportStore } from './pg-import.js';
@@ -68,6 +70,8 @@ export class PgStore extends BufferedStore implements Store {
   readonly abrp: PgAbrpStore;
   /** Second factors (src/store/postgres/pg-factors.ts). */
   readonly factors: PgFactorsStore;
+  /** Shares (src/store/postgres/pg-shares.ts). */
+  readonly shares: PgSharesStore;
   /** Alert rules and state (src/store/postgres/pg-alerts.ts). */
   readonly alerts: PgAlertsStore;
   /** The audit log (src/store/postgres/pg-audit.ts). */
@@ -96,6 +100,7 @@ export class PgStore extends BufferedStore implements Store {
     this.drives = new PgDrivesStore(this.db);
     this.abrp = new PgAbrpStore(this.db);
     this.factors = new PgFactorsStore(this.db);
+    this.shares = new PgSharesStore(this.db);
     this.alerts = new PgAlertsStore(this.db);
     this.audit = new PgAuditStore(this.db);
     this.admin = new PgAdminStore(this.db);
@@ -166,6 +171,10 @@ export class PgStore extends BufferedStore implements Store {
     const vid = id.toUpperCase();
     await this.after(this.buffer.committedFor(vid));
     return this.vehicles.vehicle(vid);
+  }
+
+  updateVehicle(id: string, change: VehicleChange): Promise<Vehicle | undefined> {
+    return this.vehicles.updateVehicle(id.toUpperCase(), change);
   }
 
   /** Never at once: the PostgreSQL store keeps no read cache (other nodes write the same rows). */

@@ -5,7 +5,7 @@
  */
 import { VtsError } from '../../errors.js';
 import { nowSeconds, toCarMessages, toVehicle, type CarMessageRow, type VehicleRow } from '../rows.js';
-import type { AddVehicleResult, CarMessage, NewVehicle, Vehicle, VehicleType } from '../store.js';
+import type { AddVehicleResult, CarMessage, NewVehicle, Vehicle, VehicleChange, VehicleType } from '../store.js';
 import type { PgAccess } from './pg-connection.js';
 import { isForeignKeyViolation, isUniqueViolation } from './pg-errors.js';
 
@@ -70,6 +70,17 @@ export class PgVehicles {
         return { id, added: true };
       });
     });
+  }
+
+  /** `vid`: upper-cased. */
+  async updateVehicle(vid: string, change: VehicleChange): Promise<Vehicle | undefined> {
+    const { rows } = await this.pg.change<VehicleRow>(
+      `WITH v AS (UPDATE vehicles SET name = coalesce($2, name), car_password = coalesce($3, car_password) WHERE id = $1 RETURNING *)
+       SELECT v.id, v.owner_id, o.name AS owner_name, v.name, v.car_password, v.type, v.paranoid_token,
+         v.last_update, v.created FROM v JOIN owners o ON o.id = v.owner_id`,
+      [vid, change.name ?? null, change.carPassword ?? null],
+    );
+    return rows[0] && toVehicle(rows[0]);
   }
 
   /** `vid`: upper-cased. */

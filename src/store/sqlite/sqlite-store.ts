@@ -39,6 +39,7 @@ import type {
   StoreOptions,
   UtilisationRow,
   Vehicle,
+  VehicleChange,
 } from '../store.js';
 import { BufferedStore } from '../buffered-store.js';
 import type { WriteBatch } from '../write-batch.js';
@@ -49,6 +50,7 @@ import { SqliteCaches, tokenKey } from './sqlite-caches.js';
 import { retryable } from './sqlite-errors.js';
 import { SqliteAbrpStore } from './sqlite-abrp.js';
 import { SqliteFactorsStore } from './sqlite-factors.js';
+import { SqliteSharesStore } from './sqlite-shares.js';
 import { SqliteAlertsStore } from './sqlite-alerts.js';
 import { SqliteAuditStore } from './sqlite-audit.js';
 import { SqliteAdminStore } from './sqlite-admin.js';
@@ -72,6 +74,8 @@ export class SqliteStore extends BufferedStore implements Store {
   readonly abrp: SqliteAbrpStore;
   /** Second factors (src/store/sqlite/sqlite-factors.ts). */
   readonly factors: SqliteFactorsStore;
+  /** Shares (src/store/sqlite/sqlite-shares.ts). */
+  readonly shares: SqliteSharesStore;
   /** Alert rules and state (src/store/sqlite/sqlite-alerts.ts). */
   readonly alerts: SqliteAlertsStore;
   /** The audit log (src/store/sqlite/sqlite-audit.ts). */
@@ -109,6 +113,7 @@ export class SqliteStore extends BufferedStore implements Store {
     this.drives = new SqliteDrivesStore(db, () => this.open());
     this.abrp = new SqliteAbrpStore(db, () => this.open());
     this.factors = new SqliteFactorsStore(db, this.caches, () => this.open());
+    this.shares = new SqliteSharesStore(db, () => this.open());
     this.alerts = new SqliteAlertsStore(db, () => this.open());
     this.audit = new SqliteAuditStore(db, () => this.open());
     this.admin = new SqliteAdminStore(db, () => this.open());
@@ -218,6 +223,11 @@ export class SqliteStore extends BufferedStore implements Store {
       this.open();
     }
     return this.vehicles.vehicle(vid);
+  }
+
+  async updateVehicle(id: string, change: VehicleChange): Promise<Vehicle | undefined> {
+    this.open();
+    return this.vehicles.updateVehicle(id.toUpperCase(), change);
   }
 
   peekVehicle(id: string): Vehicle | undefined {

@@ -8,7 +8,7 @@
 import type Database from 'better-sqlite3';
 import { VtsError } from '../../errors.js';
 import { nowSeconds, toCarMessages, toVehicle, type CarMessageRow, type VehicleRow } from '../rows.js';
-import type { AddVehicleResult, CarMessage, NewVehicle, Vehicle, VehicleType } from '../store.js';
+import type { AddVehicleResult, CarMessage, NewVehicle, Vehicle, VehicleChange, VehicleType } from '../store.js';
 import type { SqliteCaches } from './sqlite-caches.js';
 import { isForeignKeyViolation, isUniqueViolation } from './sqlite-errors.js';
 
@@ -35,6 +35,8 @@ function prepareStatements(db: Database.Database) {
       `SELECT ${VEHICLE_COLUMNS} FROM vehicles v JOIN owners o ON o.id = v.owner_id
        WHERE v.owner_id = ? ORDER BY v.id`,
     ),
+    rename: db.prepare<[string, string]>('UPDATE vehicles SET name = ? WHERE id = ?'),
+    setCarPassword: db.prepare<[string, string]>('UPDATE vehicles SET car_password = ? WHERE id = ?'),
     carMessages: db.prepare<[string], CarMessageRow>(
       'SELECT code, data, time, paranoid, ptoken, valid FROM car_messages WHERE vehicle_id = ?',
     ),
@@ -88,6 +90,21 @@ export class SqliteVehicles {
         });
       })
       .immediate();
+  }
+
+  /** `vid`: upper-cased; forgets the cached row. */
+  updateVehicle(vid: string, change: VehicleChange): Vehicle | undefined {
+    const s = this.stmt;
+    const found = this.db
+      .transaction((): boolean => {
+        if (!s.vehicle.get(vid)) return false;
+        if (change.name !== undefined) s.rename.run(change.name, vid);
+        if (change.carPassword !== undefined) s.setCarPassword.run(change.carPassword, vid);
+        return true;
+      })
+      .immediate();
+    this.caches.forget(vid);
+    return found ? toVehicle(s.vehicle.get(vid)!) : undefined;
   }
 
   /** `vid`: upper-cased. */
