@@ -27,6 +27,7 @@ import type { AlertsStore } from './alerts-store.js';
 import type { AdminStore } from './admin-store.js';
 import type { AuditStore } from './audit-store.js';
 import type { DrivesStore } from './drives-store.js';
+import type { SignupStore } from './signup-store.js';
 import type { ImportStore } from './import-store.js';
 import type { PushStore } from './push-store.js';
 import type { SharesStore } from './shares-store.js';
@@ -226,6 +227,8 @@ export interface Store {
   readonly admin: AdminStore;
   /** Vehicles shared with other users, view or control (src/store/shares-store.ts). */
   readonly shares: SharesStore;
+  /** Signed-up owners, the tokens mailed to them and the invitation codes (src/store/signup-store.ts). */
+  readonly signup: SignupStore;
 
   // --- auto-provisioning ---
   getAutoProvision(key: string): Promise<AutoProvisionRecord | undefined>;

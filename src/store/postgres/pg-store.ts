@@ -51,6 +51,7 @@ import { PgAdminStore } from './pg-admin.js';
 import { PgFactorsStore } from './pg-factors.js';
 import { PgSharesStore } from './pg-shares.js';
 import { PgAlertsStore } from './pg-alerts.js';
+import { PgSignupStore } from './pg-signup.js';
 import { PgDrivesStore } from './pg-drives.js';
 import { PgImportStore } from './pg-import.js';
 import { PgPushStore } from './pg-push.js';
@@ -78,6 +79,8 @@ export class PgStore extends BufferedStore implements Store {
   readonly audit: PgAuditStore;
   /** The operator's reads (src/store/postgres/pg-admin.ts). */
   readonly admin: PgAdminStore;
+  /** Sign-up and recovery (src/store/postgres/pg-signup.ts). */
+  readonly signup: PgSignupStore;
   private readonly accounts: PgAccounts;
   private readonly vehicles: PgVehicles;
   private readonly records: PgRecords;
@@ -104,6 +107,7 @@ export class PgStore extends BufferedStore implements Store {
     this.alerts = new PgAlertsStore(this.db);
     this.audit = new PgAuditStore(this.db);
     this.admin = new PgAdminStore(this.db);
+    this.signup = new PgSignupStore(this.db);
     this.imports = new PgImportStore(this.db);
     this.accounts = new PgAccounts(this.db);
     this.vehicles = new PgVehicles(this.db);

@@ -54,6 +54,7 @@ import { SqliteSharesStore } from './sqlite-shares.js';
 import { SqliteAlertsStore } from './sqlite-alerts.js';
 import { SqliteAuditStore } from './sqlite-audit.js';
 import { SqliteAdminStore } from './sqlite-admin.js';
+import { SqliteSignupStore } from './sqlite-signup.js';
 import { SqliteDrivesStore } from './sqlite-drives.js';
 import { SqliteImportStore } from './sqlite-import.js';
 import { SqlitePushStore } from './sqlite-push.js';
@@ -82,6 +83,8 @@ export class SqliteStore extends BufferedStore implements Store {
   readonly audit: SqliteAuditStore;
   /** The operator's reads (src/store/sqlite/sqlite-admin.ts). */
   readonly admin: SqliteAdminStore;
+  /** Sign-up and recovery (src/store/sqlite/sqlite-signup.ts). */
+  readonly signup: SqliteSignupStore;
   private readonly commitTransaction: (batch: WriteBatch) => void;
   private readonly caches: SqliteCaches;
   private readonly accounts: SqliteAccounts;
@@ -117,6 +120,7 @@ export class SqliteStore extends BufferedStore implements Store {
     this.alerts = new SqliteAlertsStore(db, () => this.open());
     this.audit = new SqliteAuditStore(db, () => this.open());
     this.admin = new SqliteAdminStore(db, () => this.open());
+    this.signup = new SqliteSignupStore(db, this.caches, () => this.open());
     this.imports = new SqliteImportStore(
       db,
       () => this.open(),
