@@ -4,6 +4,7 @@ import { isVtsError } from '../errors.js';
 import { registerBackup } from './backup.js';
 import { registerExec } from './exec.js';
 import { registerImport } from './import.js';
+import { registerInvite } from './invite.js';
 import { registerModule } from './module.js';
 import { registerNotify } from './notify.js';
 import { registerPush } from './push.js';
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
     .configureOutput({ outputError: (str, write) => write(str.replace(/^error: /, 'vts: ')) });
   registerServe(program);
   registerUser(program);
+  registerInvite(program);
   registerVehicle(program);
   registerModule(program);
   registerExec(program);

@@ -69,6 +69,7 @@ export function serverConfig(o: ServeOptions, cmd: Command): ServerConfig {
     // an empty value (VTS_ABRP_API_KEY= in an environment file) means none
     abrp: { apiKey: o.abrpApiKey || undefined, url: o.abrpUrl, tokenKey: o.abrpTokenKey || undefined },
     metricsOfWorkers: isWorker(),
+    signup: { registration: o.registration, publicUrl: o.publicUrl },
     cluster: o.cluster
       ? { url: o.cluster, nodeId: nodeName(o.nodeId), prefix: o.clusterPrefix, heartbeatMs: Math.round(o.clusterHeartbeat * 1000), repairMs: Math.round(o.clusterRepair * 1000) }
       : undefined,

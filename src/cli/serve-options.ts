@@ -15,6 +15,7 @@ import { DEFAULT_LOGIN_TIMEOUT_MS, DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL, t
 import { parseRedisUrl } from '../cluster/redis-connect.js';
 import { parseTrustedProxies } from '../server/trusted-proxies.js';
 import { parseNodeId, parseWorkers } from './workers.js';
+import { REGISTRATION_MODES, type RegistrationMode } from '../auth/signup.js';
 
 export interface ServeOptions extends PushDeliveryOptions {
   dataDir: string;
@@ -80,6 +81,7 @@ export interface ServeOptions extends PushDeliveryOptions {
   abrpApiKey?: string;
   abrpUrl: string;
   abrpTokenKey?: string;
+  registration: RegistrationMode;
 }
 
 /** Seconds, fractions allowed (0.5), at most a day; 0 = none. */
@@ -302,7 +304,11 @@ export function addServeOptions(cmd: Command): void {
     default: 60,
     parse: parseSecondsIn(0.1, 3600),
   });
-  addConfigOption(cmd, '--public-url <url>', "the dashboard's address as users reach it (https://vts.example.org), for links to it", { parse: parsePublicUrl });
+  addConfigOption(cmd, '--public-url <url>', "the dashboard's address as users reach it (https://vts.example.org), for links to it (also in the account mails)", { parse: parsePublicUrl });
+  addConfigOption(cmd, '--registration <mode>', 'sign-up on the dashboard and POST /api/account: off, open (anyone, after verifying the mail address) or invite (with a code of vts invite create); needs --smtp-url', {
+    default: 'off',
+    parse: parseChoice(REGISTRATION_MODES),
+  });
   addConfigOption(cmd, '--map-tiles <url>', 'map tile URL template of the web dashboard ({z}/{x}/{y}, optional {s})', {
     default: DEFAULT_TILE_URL,
     parse: parseTileUrl,

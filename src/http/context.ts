@@ -12,6 +12,7 @@ import type { Store } from '../store/store.js';
 import type { WebOptions } from './web.js';
 import type { Readiness } from '../hub/readiness.js';
 import type { AbrpLink } from '../store/abrp-store.js';
+import type { SignupService } from '../auth/signup.js';
 
 /** `/health`, `/ready` and `/metrics` (src/http/ops.ts). */
 export interface OpsContext {
@@ -72,6 +73,8 @@ export interface HttpContext {
   abrp?: AbrpLinks;
   /** The alert engines of this node (src/alerts/): told when a vehicle's rules change here. */
   alerts?: { rulesChanged(vehicleId: string): void; placesChanged(ownerId: number): void };
+  /** Sign-up and recovery (`--registration`, `--smtp-url`; src/http/web-api/account.ts); none: off, no mail. */
+  signup?: SignupContext;
   /** What the embedded MQTT broker offers (null: no embedded broker); known once it listens. */
   mqttInfo: () => MqttInfo | null;
   /** TOTP and passkeys (src/http/web-api/account-security.ts, passkeys.ts). */
@@ -83,6 +86,13 @@ export interface FactorSettings {
   /** The server's key for sealed secrets (TOTP secrets, as the ABRP tokens), read or made at first use. */
   sealKey(): Buffer;
   /** The dashboard's address (`--public-url`): the WebAuthn relying party; none: the request's host. */
+  publicUrl?: string;
+}
+
+/** Sign-up and recovery as the HTTP calls see it. */
+export interface SignupContext {
+  service: SignupService;
+  /** The dashboard's address for the mailed links (`--public-url`); none: each request's own. */
   publicUrl?: string;
 }
 

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { sendJson, sendText } from './reply.js';
+import { registerAccountLinks } from './web-api/account-links.js';
 
 export interface WebOptions {
   /** Folder of the built dashboard; default: dist/web beside the code. */
@@ -38,6 +39,7 @@ const CSP = [
 ].join('; ');
 
 export async function registerWeb(app: FastifyInstance, opts: WebOptions): Promise<void> {
+  registerAccountLinks(app);
   app.get('/web/config.json', (_req, reply) => sendJson(reply, 200, { tileAttribution: opts.tileAttribution, tileUrl: opts.tileUrl }));
   const dir = opts.dir ?? defaultWebDir();
   if (!dir || !existsSync(dir + '/index.html')) {

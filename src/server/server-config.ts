@@ -9,6 +9,7 @@ import type { WebOptions } from '../http/web.js';
 import type { MpLimits } from '../mp/context.js';
 import type { PushConfig } from '../push/push-config.js';
 import type { AbrpConfig } from '../abrp/start.js';
+import type { SignupConfig } from './signup-start.js';
 import type { AlertServiceOptions } from '../alerts/alert-service.js';
 
 export interface ServerConfig {
@@ -95,6 +96,8 @@ export interface ServerConfig {
   abrp?: AbrpConfig;
   /** The alert engines' timing (src/alerts/alert-service.ts); the defaults serve (tests shorten them). */
   alerts?: AlertServiceOptions;
+  /** Sign-up and recovery (`--registration`, `--public-url`; mail through `push.smtpUrl`). */
+  signup?: SignupConfig;
   /** How often the TLS certificate files are checked for a change (ms; 0: only on SIGHUP). Default 5 s. */
   tlsWatchIntervalMs?: number;
 }

@@ -17,7 +17,7 @@ import type { CommandService } from '../hub/commands/command-service.js';
 import type { EmbeddedBroker } from '../mqtt/broker.js';
 import type { MqttBridge } from '../mqtt/bridge.js';
 import { startMqtt, type MqttSide } from '../mqtt/start.js';
-import type { HttpContext, MqttInfo } from '../http/context.js';
+import type { HttpContext, MqttInfo, SignupContext } from '../http/context.js';
 import { CommandJobs } from '../hub/commands/command-jobs.js';
 import { startHttpListeners, type HttpListeners } from '../http/listener.js';
 import { describeListenError, withListenerGuard } from '../util/listen.js';
@@ -49,6 +49,7 @@ import { readinessCheck } from '../hub/readiness.js';
 import { CloseStack } from './close-stack.js';
 import type { ServerConfig } from './server-config.js';
 import { flushTraffic, startHousekeeping } from './housekeeping.js';
+import { startSignup } from './signup-start.js';
 
 export type { ServerConfig } from './server-config.js';
 export type { MqttConfig } from '../mqtt/start.js';
@@ -91,6 +92,8 @@ export interface RunningServer {
   readonly abrp: AbrpService;
   /** The Prometheus metrics (with `metricsToken`), else null. */
   readonly metrics: ServerMetrics | null;
+  /** Sign-up and recovery (its background work: `signup.service.settled()`). */
+  readonly signup: SignupContext;
   /**
    * Loads `--tls-cert`/`--tls-key` again into every TLS listener (SIGHUP); false when the new pair
    * cannot be used (the listeners keep the old one, the log says why) or there is no TLS.
@@ -229,6 +232,9 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
   // a revoked share: the user's API v2 registrations of the vehicle end (src/hub/access/access-revocations.ts)
   hub.access.onRevoke((vehicleId, userId) => sessions.revoked(vehicleId, userId));
   const commands: CommandService = hub.commands;
+  // sign-up and recovery: its mails in the background are done before the store closes
+  const signup = startSignup(store, log, config.signup, config.push, () => hub.seconds());
+  stack.push('sign-up and recovery', () => signup.service.close());
   let mqttInfo: MqttInfo | null = null;
   let sealKey: Buffer | undefined;
   const httpCtx: HttpContext = {
@@ -250,6 +256,7 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
     liveStreams: new Set(),
     abrp: abrp.service,
     alerts,
+    signup,
     ops: {
       version: SERVER_VERSION,
       startedAt,
@@ -397,6 +404,7 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
     recorder,
     abrp: abrp.service,
     metrics,
+    signup,
     reloadTls: () => certificate?.reload('SIGHUP') ?? false,
     close() {
       closing ??= (() => {

@@ -35,6 +35,10 @@ export type AuditAction =
   | 'alert.change'
   | 'alert.remove'
   | 'alert.quiet'
+  | 'account.verify'
+  | 'password.reset'
+  | 'invite.create'
+  | 'invite.remove'
   | 'import';
 
 export type AuditDetail = Record<string, string | number | boolean | undefined>;

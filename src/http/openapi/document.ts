@@ -15,6 +15,7 @@ import { MQAPI_PATHS } from '../mqapi/openapi.js';
 import { WEB_API } from '../web-api/routes.js';
 import { HEADERS, PARAMETERS, RESPONSES, USER_LOGIN } from './common.js';
 import { DASHBOARD_PATHS, OPERATIONS_PATHS } from './operations.js';
+import { ACCOUNT_LINK_PATHS } from '../web-api/openapi-account.js';
 import { SCHEMAS } from './schemas.js';
 import type { HttpMethod, OpenApiDocument, Paths, PathItem } from './types.js';
 import { HTTP_METHODS } from './types.js';
@@ -85,7 +86,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: 'Commands', description: 'Remote commands through the command service.' },
       { name: 'Custom API', description: 'Scripts that hold the vehicle id and its server password.' },
       { name: 'Web API', description: "The dashboard's calls (docs/web-api.md)." },
-      { name: 'Account', description: "The signed-in owner's account, its TOTP second factor and passkeys (docs/accounts.md)." },
+      { name: 'Account', description: "The account: sign-up, mail verification and password reset; the signed-in owner's settings, its TOTP second factor and passkeys (docs/accounts.md)." },
       { name: 'Drives', description: 'Drives, charges, places, battery health and statistics, computed by the server (docs/web-api.md).' },
       { name: 'Integrations', description: 'Home Assistant, MQTT tools and other services fed from the vehicle\'s state (docs/home-assistant.md).' },
       { name: 'Push', description: 'Push subscriptions, targets and the notification history.' },
@@ -97,7 +98,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: 'Operations', description: 'Health, readiness, metrics and this document.' },
     ],
     security: USER_LOGIN,
-    paths: mergePaths(tablePaths(API_V2), tablePaths(COMMAND_API), CUSTOM_PATHS, tablePaths(WEB_API), OPERATIONS_PATHS, MQAPI_PATHS, DASHBOARD_PATHS),
+    paths: mergePaths(tablePaths(API_V2), tablePaths(COMMAND_API), CUSTOM_PATHS, tablePaths(WEB_API), OPERATIONS_PATHS, MQAPI_PATHS, DASHBOARD_PATHS, ACCOUNT_LINK_PATHS),
     components: {
       schemas: SCHEMAS,
       responses: RESPONSES,

@@ -1,10 +1,12 @@
 /**
  * The table of vts's own calls for the web dashboard and other tools (docs/web-api.md): each
  * call's method and path, its handler with its options (in this folder) and its OpenAPI
- * description (openapi.ts; drives, charges, places, battery and stats: openapi-drives.ts; ABRP: openapi-abrp.ts; alerts: openapi-alerts.ts; own vehicles and shares: openapi-shares.ts; account and second factors: openapi-security.ts). Errors
+ * description (openapi.ts; drives, charges, places, battery and stats: openapi-drives.ts; ABRP: openapi-abrp.ts; alerts: openapi-alerts.ts; own vehicles and shares: openapi-shares.ts; account and second factors: openapi-security.ts; sign-up and recovery: openapi-account.ts). Errors
  * are `{"error","message"}`.
  */
 import type { ApiGroup } from '../api-call.js';
+import { accountOptions, confirmReset, requestReset, resendVerification, signUp, verifyAccount } from './account.js';
+import { ACCOUNT_DOCS as accountDoc } from './openapi-account.js';
 import { linkAbrp, readAbrp, unlinkAbrp } from './abrp.js';
 import { addAlert, putAlerts, readAlerts, removeAlert } from './alerts.js';
 import { ALERT_DOCS as alertDoc } from './openapi-alerts.js';
@@ -51,6 +53,12 @@ export const WEB_API: ApiGroup = {
     { method: 'GET', path: '/api/account/passkeys', route: listPasskeys, doc: securityDoc.listPasskeys },
     { method: 'PUT', path: '/api/account/passkeys/{id}', route: renamePasskey, doc: securityDoc.renamePasskey },
     { method: 'DELETE', path: '/api/account/passkeys/{id}', route: removePasskey, doc: securityDoc.removePasskey },
+    { method: 'GET', path: '/api/account/options', route: accountOptions, doc: accountDoc.accountOptions },
+    { method: 'POST', path: '/api/account', route: signUp, doc: accountDoc.signUp },
+    { method: 'POST', path: '/api/account/verify', route: verifyAccount, doc: accountDoc.verifyAccount },
+    { method: 'POST', path: '/api/account/verify/resend', route: resendVerification, doc: accountDoc.resendVerification },
+    { method: 'POST', path: '/api/account/reset', route: requestReset, doc: accountDoc.requestReset },
+    { method: 'POST', path: '/api/account/reset/confirm', route: confirmReset, doc: accountDoc.confirmReset },
     { method: 'GET', path: '/api/overview', route: overview, doc: doc.overview },
     { method: 'GET', path: '/api/live/{vehicleId}', route: live, doc: doc.live },
     { method: 'GET', path: '/api/history/{vehicleId}', route: history, doc: doc.history },

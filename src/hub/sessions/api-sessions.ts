@@ -195,6 +195,16 @@ export class ApiSessions {
     for (const s of await this.store.byOwner(ownerId)) if (s.csrf && s.key !== kept) await this.endKey(s.key);
   }
 
+  /**
+   * Ends every session of a user, web and API, on every node (after a password reset), and the
+   * cookie-less registrations this node holds for it.
+   */
+  async endOwnerSessions(ownerId: number): Promise<void> {
+    for (const s of await this.store.byOwner(ownerId)) await this.endKey(s.key);
+    const prefix = `-:${ownerId}:`;
+    for (const id of [...this.anonymousSessions.keys()]) if (id.startsWith(prefix)) this.endLocal(id);
+  }
+
   /** Ends the sessions opened with a token that was just revoked. */
   async endByToken(tokenHash: string): Promise<void> {
     for (const key of await this.store.byToken(tokenHash)) await this.endKey(key);
