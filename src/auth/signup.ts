@@ -12,6 +12,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { hashPassword } from './password.js';
+import type { AuditLog } from './audit-log.js';
 import type { Owner } from '../store/types.js';
 import type { Store } from '../store/store.js';
 import type { AccountTokenPurpose } from '../store/signup-store.js';
@@ -41,6 +42,8 @@ export interface SignupSettings {
   mailer: AccountMailer | null;
   /** Epoch seconds. */
   now(): number;
+  /** Where a signed-up account is recorded (the audit log). */
+  audit?: AuditLog;
   /** The scrypt cost of new passwords (tests make it cheap); default hashPassword's. */
   passwordCost?: { N: number; r: number; p: number };
 }
@@ -100,7 +103,7 @@ export class SignupService {
       const links = accountLinks(r.base);
       const site = siteOf(r.base);
       if ('owner' in made) {
-        this.log.info({ user: made.owner.name }, 'account signed up (not verified)');
+        await this.settings.audit?.record({ action: 'user.add', actor: made.owner.name, via: 'web', target: made.owner.name, detail: { signup: true, verified: false } });
         const token = await this.newToken(made.owner.id, 'verify', VERIFY_HOURS * 3600);
         return this.mail('verify', made.owner.name, verifyMail(r.email, made.owner.name, links.verify(token), VERIFY_HOURS, site));
       }

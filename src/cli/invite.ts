@@ -9,6 +9,7 @@ import { newInviteCode, secretHash } from '../auth/signup.js';
 import { formatUtc } from '../core/time.js';
 import { VtsError } from '../errors.js';
 import { auditCli } from '../util/audit.js';
+import { recordCli } from '../auth/audit-log.js';
 import { resolveOptions } from '../util/config.js';
 import { addStoreOptions, formatTable, say, withStore, type StoreCommandOptions } from './shared-options.js';
 
@@ -55,7 +56,14 @@ export function registerInvite(program: Command): void {
     const hash = secretHash(code);
     const now = nowSeconds();
     const expires = o.expires === undefined ? null : now + o.expires;
-    await withStore(o, (store) => store.signup.addInvite({ codeHash: hash, usesLeft: o.uses, expires, created: now }), { create: true });
+    await withStore(
+      o,
+      async (store) => {
+        await store.signup.addInvite({ codeHash: hash, usesLeft: o.uses, expires, created: now });
+        await recordCli(store, 'invite.create', hash.slice(0, ID_LENGTH), { uses: o.uses, expires });
+      },
+      { create: true },
+    );
     auditCli('invite.create', { invite: hash.slice(0, ID_LENGTH), uses: o.uses, ...(expires === null ? {} : { expires: formatUtc(expires) }) });
     say(code);
     process.stderr.write(
@@ -93,7 +101,10 @@ export function registerInvite(program: Command): void {
     const removed = await withStore(o, async (store) => {
       const matching = (await store.signup.listInvites()).filter((i) => i.codeHash.startsWith(prefix));
       if (matching.length > 1) throw new VtsError('VTS_ERR_INVALID_INPUT', `${given} names ${matching.length} invitations: give more of the id`);
-      return matching.length === 0 ? 0 : store.signup.removeInvites(prefix);
+      if (matching.length === 0) return 0;
+      const n = await store.signup.removeInvites(prefix);
+      await recordCli(store, 'invite.remove', prefix.slice(0, ID_LENGTH));
+      return n;
     });
     if (removed === 0) throw new VtsError('VTS_ERR_NOT_FOUND', `no invitation ${given}`);
     auditCli('invite.remove', { invite: prefix.slice(0, ID_LENGTH) });

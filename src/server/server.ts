@@ -233,7 +233,8 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
   hub.access.onRevoke((vehicleId, userId) => sessions.revoked(vehicleId, userId));
   const commands: CommandService = hub.commands;
   // sign-up and recovery: its mails in the background are done before the store closes
-  const signup = startSignup(store, log, config.signup, config.push, () => hub.seconds());
+  const audit = new AuditLog(store, log, hub.now);
+  const signup = startSignup(store, log, config.signup, config.push, () => hub.seconds(), audit);
   stack.push('sign-up and recovery', () => signup.service.close());
   let mqttInfo: MqttInfo | null = null;
   let sealKey: Buffer | undefined;
@@ -248,7 +249,7 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
     log,
     credentials,
     guard,
-    audit: new AuditLog(store, log, hub.now),
+    audit,
     rateLimiter,
     cookieNames: [...new Set([config.cookieName ?? 'svcapisession', 'svcapisession'])],
     bodyLimit: config.httpBodyLimit ?? 64 * 1024,

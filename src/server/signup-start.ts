@@ -7,6 +7,7 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { createAccountMailer } from '../auth/account-mail.js';
+import type { AuditLog } from '../auth/audit-log.js';
 import { SignupService, type RegistrationMode } from '../auth/signup.js';
 import type { SignupContext } from '../http/context.js';
 import { parseSmtpUrl } from '../push/providers/mail.js';
@@ -27,7 +28,7 @@ export interface MailConfig {
   ca?: string;
 }
 
-export function startSignup(store: Store, log: Logger, config: SignupConfig = {}, mail: MailConfig = {}, now: () => number): SignupContext {
+export function startSignup(store: Store, log: Logger, config: SignupConfig = {}, mail: MailConfig = {}, now: () => number, audit?: AuditLog): SignupContext {
   const registration = config.registration ?? 'off';
   let mailer = null;
   if (mail.smtpUrl) {
@@ -44,6 +45,6 @@ export function startSignup(store: Store, log: Logger, config: SignupConfig = {}
   if ((registration !== 'off' || mailer) && !config.publicUrl) {
     log.warn("no --public-url: the links in account mails (verification, password reset) use each request's own host name; set --public-url to the dashboard's address");
   }
-  const service = new SignupService(store, log, { registration, mailer, now, ...(config.passwordCost ? { passwordCost: config.passwordCost } : {}) });
+  const service = new SignupService(store, log, { registration, mailer, now, ...(audit ? { audit } : {}), ...(config.passwordCost ? { passwordCost: config.passwordCost } : {}) });
   return { service, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}) };
 }

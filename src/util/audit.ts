@@ -35,8 +35,6 @@ export type AuditAction =
   | 'alert.change'
   | 'alert.remove'
   | 'alert.quiet'
-  | 'account.verify'
-  | 'password.reset'
   | 'invite.create'
   | 'invite.remove'
   | 'import';

@@ -64,6 +64,13 @@ const CODE_TEXT: Readonly<Partial<Record<ErrorCode | 'NETWORK', Sentence>>> = {
   VTS_ERR_PUSH_CONFIG: () => 'A push provider of the server is not set up right.',
   VTS_ERR_NOT_FOUND: (_s, d) => withDetail('Not found', d),
   VTS_ERR_IMPORT_SOURCE: () => 'The reference server’s database cannot be read.',
+  // accounts: sign-up and recovery (docs/accounts.md)
+  VTS_ERR_UNVERIFIED: () => 'This account’s mail address is not verified yet: follow the link in the mail we sent (or ask for a new one below).',
+  VTS_ERR_ACCOUNT_DISABLED: () => 'This account is disabled. Ask the server’s operator.',
+  VTS_ERR_REGISTRATION_OFF: () => 'This server does not take new accounts. Ask its operator for one.',
+  VTS_ERR_INVITE_INVALID: () => 'The invitation code is unknown, used up or expired.',
+  VTS_ERR_TOKEN_INVALID: () => 'This link is unknown, was used already or has expired. Ask for a new one.',
+  VTS_ERR_MAIL_OFF: () => 'This server cannot send mail, so it cannot do this. Ask its operator.',
   // the dashboard's own
   NETWORK: () => 'The server cannot be reached. Check the connection and try again.',
 };

@@ -6,9 +6,10 @@ import { accountPage } from './pages/account';
 import { loginPage } from './pages/login';
 import { notFoundPage } from './pages/not-found';
 import { placesPage } from './pages/places';
+import { resetPage, signupPage, verifyPage } from './pages/signup';
 import { vehiclePage } from './pages/vehicle';
 import { vehiclesPage } from './pages/vehicles';
-import { currentRoute, go, href, type Page, type Route } from './router';
+import { currentRoute, go, href, PUBLIC_ROUTES, type Page, type Route } from './router';
 
 /**
  * An open, visible dashboard keeps its session alive (the expiry slides with use): a session
@@ -65,6 +66,12 @@ function mount(route: Route): Page {
       return placesPage();
     case 'account':
       return accountPage();
+    case 'signup':
+      return signupPage();
+    case 'verify':
+      return verifyPage(route.token);
+    case 'reset':
+      return resetPage(route.token);
     case 'notfound':
       return notFoundPage(route.path);
   }
@@ -92,7 +99,7 @@ function updateHeader(route: Route): void {
 function render(): void {
   const route = currentRoute();
   const signedIn = currentUser() !== null;
-  if (!signedIn && route.name !== 'login') {
+  if (!signedIn && !PUBLIC_ROUTES.includes(route.name)) {
     wanted = route;
     go({ name: 'login' }, true);
     return;

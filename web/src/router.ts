@@ -1,7 +1,8 @@
 /**
  * Hash routing (the server needs no fallback route): `#/login`, `#/` (vehicles),
  * `#/vehicle/<ID>[/<tab>]`, a drive or a charge as `#/vehicle/<ID>/drives/<n>` and
- * `#/vehicle/<ID>/charges/<n>`, `#/places`, `#/account`.
+ * `#/vehicle/<ID>/charges/<n>`, `#/places`, `#/account`; without a session `#/signup`,
+ * `#/verify?token=…` and `#/reset[?token=…]`.
  */
 
 export type VehicleTab = 'live' | 'history' | 'drives' | 'charges' | 'battery' | 'stats' | 'console' | 'alerts' | 'notifications' | 'integrations' | 'abrp';
@@ -17,7 +18,23 @@ export type Route =
   | { name: 'vehicle'; id: string; tab: VehicleTab; item?: number }
   | { name: 'places' }
   | { name: 'account' }
+  /** sign-up and recovery (no session needed): `#/signup`, `#/verify?token=…`, `#/reset[?token=…]` */
+  | { name: 'signup' }
+  | { name: 'verify'; token: string }
+  | { name: 'reset'; token: string }
   | { name: 'notfound'; path: string };
+
+/** The routes a visitor who is not signed in may open. */
+export const PUBLIC_ROUTES: readonly Route['name'][] = ['login', 'signup', 'verify', 'reset'];
+
+/** `#/verify?token=…` (the mailed links, src/http/web-api/account-links.ts): the page and its token. */
+function accountRoute(path: string): Route | null {
+  const m = /^\/(signup|verify|reset)\/?(?:\?(.*))?$/.exec(path);
+  if (!m) return null;
+  if (m[1] === 'signup') return { name: 'signup' };
+  const token = new URLSearchParams(m[2] ?? '').get('token') ?? '';
+  return { name: m[1] as 'verify' | 'reset', token: /^[A-Za-z0-9_-]{1,100}$/.test(token) ? token : '' };
+}
 
 /** A mounted page; `update` may take a new route in place (true) instead of being rebuilt. */
 export interface Page {
@@ -29,6 +46,8 @@ export interface Page {
 
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '') || '/';
+  const account = accountRoute(path);
+  if (account) return account;
   const parts = path.split('/').filter((p) => p !== '');
   if (parts.length === 0) return { name: 'vehicles' };
   let segs: string[];
@@ -63,6 +82,11 @@ export function href(route: Route): string {
       return '#/places';
     case 'vehicle':
       return `#/vehicle/${encodeURIComponent(route.id)}${route.tab === 'live' ? '' : `/${route.tab}`}${route.item === undefined ? '' : `/${route.item}`}`;
+    case 'signup':
+      return '#/signup';
+    case 'verify':
+    case 'reset':
+      return `#/${route.name}${route.token ? `?token=${encodeURIComponent(route.token)}` : ''}`;
     case 'notfound':
       return `#${route.path}`;
   }

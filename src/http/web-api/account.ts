@@ -17,7 +17,6 @@ import { USER_NAME } from '../../core/auth/identifier-rules.js';
 import { passwordProblem } from '../../core/auth/password-rule.js';
 import { userAccount } from '../../auth/login-guard.js';
 import { TOKEN_SYNTAX, type SignupService } from '../../auth/signup.js';
-import { audit } from '../../util/audit.js';
 import type { ApiCall, ApiRoute } from '../api-call.js';
 import { clientAddress } from '../params.js';
 import { sendError, sendJson } from '../reply.js';
@@ -79,6 +78,9 @@ function linkBase(call: ApiCall): string {
   const req: FastifyRequest = call.req;
   return `${req.protocol}://${req.host}`;
 }
+
+/** A browser (it sends `Origin` or `Sec-Fetch-Site` with a POST) or another client, for the audit log. */
+const viaOf = (call: ApiCall): 'web' | 'api' => (call.req.headers.origin !== undefined || call.req.headers['sec-fetch-site'] !== undefined ? 'web' : 'api');
 
 /** An address as the throttle keys it. */
 const mailAccount = (email: string): string => `mail:${email.trim().toLowerCase()}`;
@@ -161,7 +163,7 @@ export const verifyAccount: ApiRoute = {
     if (!service) return badToken(call);
     const owner = await tokenCheck(call, f.token.trim(), () => service.verify(f.token.trim()));
     if (!owner) return;
-    audit(call.ctx.log, 'account.verify', owner.name, 'http', { user: owner.name, client: clientAddress(call.req) });
+    await call.ctx.audit.record({ action: 'user.verify', actor: owner.name, via: viaOf(call), target: owner.name, detail: { client: clientAddress(call.req), link: true } });
     return sendJson(call.reply, 200, { user: owner.name, verified: true });
   },
 };
@@ -214,7 +216,7 @@ export const confirmReset: ApiRoute = {
     if (!owner) return;
     ctx.guard.throttle.forget(userAccount(owner.name));
     await ctx.sessions.endOwnerSessions(owner.id);
-    audit(ctx.log, 'password.reset', owner.name, 'http', { user: owner.name, client: clientAddress(call.req) });
+    await ctx.audit.record({ action: 'password.reset', actor: owner.name, via: viaOf(call), target: owner.name, detail: { client: clientAddress(call.req), link: true } });
     return sendJson(call.reply, 200, { user: owner.name });
   },
 };

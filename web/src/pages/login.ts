@@ -1,5 +1,6 @@
 /** Sign-in: user name and password → `POST /api/session`. */
 import { ApiError, signIn } from '../api';
+import { accountOptions } from '../account-api';
 import { field, h, on, setText } from '../dom';
 import type { Page } from '../router';
 
@@ -58,6 +59,7 @@ export function loginPage(opts: LoginOptions): Page {
       opts.onSignedIn();
     } catch (err) {
       showError(err instanceof ApiError ? err.message : 'Signing in failed.');
+      resendHint.hidden = !(err instanceof ApiError && err.code === 'VTS_ERR_UNVERIFIED');
       password.select();
     } finally {
       submit.disabled = false;
@@ -70,7 +72,16 @@ export function loginPage(opts: LoginOptions): Page {
     error.hidden = false;
   }
 
-  const el = h('section', { class: 'card narrow login' }, h('h1', {}, 'Sign in to vts'), note, form);
+  // sign-up and recovery, when the server offers them (GET /api/account/options)
+  const resendHint = h('p', { class: 'small', hidden: true, 'data-testid': 'login-resend' }, h('a', { href: '#/verify' }, 'Mail me a new confirmation link'));
+  const links = h('p', { class: 'login-links small', 'data-testid': 'login-links' });
+  void accountOptions().then((o) => {
+    const items: HTMLElement[] = [];
+    if (o.mail) items.push(h('a', { href: '#/reset', 'data-testid': 'login-forgot' }, 'Forgot password?'));
+    if (o.registration !== 'off') items.push(h('a', { href: '#/signup', 'data-testid': 'login-signup' }, 'Create an account'));
+    links.replaceChildren(...items.flatMap((a, i) => (i === 0 ? [a] : [document.createTextNode(' · '), a])));
+  });
+  const el = h('section', { class: 'card narrow login' }, h('h1', {}, 'Sign in to vts'), note, form, resendHint, links);
   queueMicrotask(() => (opts.username ? password : username).focus());
   return { el, title: 'Sign in' };
 }
