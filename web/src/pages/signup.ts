@@ -36,6 +36,10 @@ function formCard(o: {
       ev.preventDefault();
       void go();
     },
+    // a message about what was typed goes once it is being changed
+    input: () => {
+      error.hidden = true;
+    },
   });
   async function go(): Promise<void> {
     error.hidden = true;
@@ -63,7 +67,7 @@ function formCard(o: {
 
 const input = (attrs: Record<string, string | boolean>) => h('input', { required: true, ...attrs });
 
-const done = (testid: string, ...lines: string[]) => h('div', { class: 'stack', 'data-testid': testid, role: 'status' }, ...lines.map((l, i) => h('p', i === 0 ? { class: 'note' } : {}, l)));
+const done = (testid: string, ...lines: string[]) => h('div', { 'data-testid': testid, role: 'status' }, ...lines.map((l, i) => h('p', i === 0 ? { class: 'note' } : {}, l)));
 
 export function signupPage(): Page {
   const username = input({ type: 'text', name: 'username', autocomplete: 'username', autocapitalize: 'none', spellcheck: 'false', maxlength: '60', 'data-testid': 'signup-username' });
