@@ -23,6 +23,8 @@ export const REGISTRATION_MODES: readonly RegistrationMode[] = ['off', 'open', '
 
 export const VERIFY_HOURS = 48;
 export const RESET_MINUTES = 60;
+/** Days a signed-up account that was never verified is kept (then the housekeeping removes it, freeing its name and address). */
+export const UNVERIFIED_KEEP_DAYS = 7;
 
 /** A token or an invitation code as stored: its SHA-256 (hex). */
 export const secretHash = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');

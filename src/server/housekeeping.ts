@@ -13,6 +13,7 @@ import type { Hub } from '../hub/hub.js';
 import type { PushService } from '../push/push-service.js';
 import { logStoreFailure } from '../store/outage.js';
 import type { Store } from '../store/store.js';
+import { UNVERIFIED_KEEP_DAYS } from '../auth/signup.js';
 
 const PURGE_BATCH = 2500;
 
@@ -63,6 +64,9 @@ export function startHousekeeping(p: HousekeepingParts): () => void {
       for (let k = 0; k < 40; k++) {
         if ((await store.audit.purge(now - p.auditRetentionDays * 86400, PURGE_BATCH)) < PURGE_BATCH) break;
       }
+      // sign-ups never verified free their name and address after a week
+      const gone = await store.signup.purgeUnverified(now - UNVERIFIED_KEEP_DAYS * 86400, PURGE_BATCH);
+      if (gone.length > 0) log.info({ users: gone.length }, `removed ${gone.length} signed-up account(s) never verified in ${UNVERIFIED_KEEP_DAYS} days`);
       p.guard.sweep();
       p.rateLimiter.tick(now);
     } catch (err) {

@@ -46,6 +46,12 @@ export interface SignupStore {
   /** Marks the owner's address verified; false when there is no such owner. */
   setVerified(ownerId: number): Promise<boolean>;
 
+  /**
+   * Removes up to `limit` signed-up owners never verified that were made before `before` and own
+   * no vehicle (their tokens go with them); their names.
+   */
+  purgeUnverified(before: number, limit: number): Promise<string[]>;
+
   /** Stores a token (expired tokens of every owner are deleted on the way). */
   addToken(token: AccountToken): Promise<void>;
   /**

@@ -86,3 +86,29 @@ test('invitation codes: uses counted down, expiry, listed newest first, removed 
   assert.equal(await store.signup.removeInvites('BB2'), 1);
   assert.deepEqual(await store.signup.listInvites(), []);
 });
+
+test('sign-ups never verified are purged after a while (with their tokens), unless verified or owning a vehicle', async (t) => {
+  const { store } = await freshStore(t);
+  const add = async (name: string, created: number) => {
+    const r = await store.signup.addUnverifiedOwner(name, 'scrypt$x', `${name}@example.org`, created);
+    assert.ok('owner' in r);
+    return r.owner;
+  };
+  const old = await add('old', 100);
+  const verified = await add('verified', 100);
+  await store.signup.setVerified(verified.id);
+  const withCar = await add('withcar', 100);
+  await store.addVehicle({ id: 'CAR1', ownerId: withCar.id, name: 'car', carPassword: 'secret' });
+  await add('recent', 1000);
+  await store.addOwner('cli', 'scrypt$x', '*');
+  await store.signup.addToken({ tokenHash: '9'.repeat(64), ownerId: old.id, purpose: 'verify', expires: 10_000, created: 100 });
+  assert.equal((await store.getOwnerByName('old'))?.name, 'old', 'read (and cached) before the purge');
+
+  assert.deepEqual(await store.signup.purgeUnverified(500, 100), ['old']);
+  assert.equal(await store.getOwnerByName('old'), undefined);
+  assert.equal(await store.signup.takeToken('9'.repeat(64), 'verify', 200), undefined);
+  assert.deepEqual((await store.listOwners()).map((o) => o.name).sort(), ['cli', 'recent', 'verified', 'withcar']);
+  assert.deepEqual(await store.signup.purgeUnverified(500, 100), []);
+  // the name and the address are free again
+  assert.ok('owner' in (await store.signup.addUnverifiedOwner('old', 'scrypt$y', 'old@example.org', 600)));
+});

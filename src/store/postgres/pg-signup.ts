@@ -47,6 +47,17 @@ export class PgSignupStore implements SignupStore {
     return (await changedRows(this.pg, 'UPDATE owners SET verified = 1 WHERE id = $1', [ownerId])) > 0;
   }
 
+  async purgeUnverified(before: number, limit: number): Promise<string[]> {
+    const { rows } = await this.pg.change<{ name: string }>(
+      `DELETE FROM owners WHERE id IN (
+         SELECT o.id FROM owners o WHERE o.verified = 0 AND o.email IS NOT NULL AND o.created < $1
+           AND NOT EXISTS (SELECT 1 FROM vehicles v WHERE v.owner_id = o.id) LIMIT $2)
+       RETURNING name`,
+      [before, limit],
+    );
+    return rows.map((r) => r.name);
+  }
+
   async addToken(t: AccountToken): Promise<void> {
     await changedRows(this.pg, 'DELETE FROM account_tokens WHERE expires < $1', [t.created]);
     await changedRows(this.pg, 'INSERT INTO account_tokens (token_hash, owner_id, purpose, expires, created) VALUES ($1, $2, $3, $4, $5)', [

@@ -21,6 +21,12 @@ function prepareStatements(db: Database.Database) {
     ),
     byEmail: db.prepare<[string], OwnerRow>(`SELECT ${OWNER_COLUMNS} FROM owners WHERE email = ?`),
     setVerified: db.prepare<[number]>('UPDATE owners SET verified = 1 WHERE id = ?'),
+    purgeUnverified: db.prepare<[number, number], string>(
+      `DELETE FROM owners WHERE id IN (
+         SELECT o.id FROM owners o WHERE o.verified = 0 AND o.email IS NOT NULL AND o.created < ?
+           AND NOT EXISTS (SELECT 1 FROM vehicles v WHERE v.owner_id = o.id) LIMIT ?)
+       RETURNING name`,
+    ).pluck(),
     purgeTokens: db.prepare<[number]>('DELETE FROM account_tokens WHERE expires < ?'),
     addToken: db.prepare<[string, number, string, number, number]>(
       'INSERT INTO account_tokens (token_hash, owner_id, purpose, expires, created) VALUES (?, ?, ?, ?, ?)',
@@ -79,6 +85,13 @@ export class SqliteSignupStore implements SignupStore {
     const changed = this.s.setVerified.run(ownerId).changes > 0;
     this.caches.owners.clear();
     return changed;
+  }
+
+  async purgeUnverified(before: number, limit: number): Promise<string[]> {
+    this.open();
+    const names = this.s.purgeUnverified.all(before, limit);
+    if (names.length > 0) this.caches.clear();
+    return names;
   }
 
   async addToken(t: AccountToken): Promise<void> {
