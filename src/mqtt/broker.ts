@@ -8,7 +8,8 @@
  *   CONNECT with it is refused (`identifier rejected`), so nobody can take over a module's
  *   persistent session or kick it off with its vehicle id.
  * - PUBLISH and SUBSCRIBE only under `ovms/<user>/`, config read requests for the superuser only
- *   (src/core/mqtt/acl.ts). A refused subscription is answered with the failure code 0x80; a
+ *   (src/core/mqtt/acl.ts), and the topics of a vehicle shared with the user under its owner's
+ *   prefix (read; `control` also its command topics: src/mqtt/shared-vehicles.ts). A refused subscription is answered with the failure code 0x80; a
  *   refused publish closes the connection (aedes; MQTT 3.1.1 cannot refuse a publish otherwise).
  * - Shared topics outside the users' prefixes (Home Assistant's discovery, src/mqtt/ha-announcer.ts)
  *   follow `SharedTopics`: who may subscribe, publish, and which of their messages reach whom.
@@ -28,6 +29,7 @@ import { isSuperuser, topicAccess } from '../core/mqtt/acl.js';
 import { listen } from '../util/listen.js';
 import { GuardedConnection } from './guarded-connection.js';
 import { clusterAdapters, type BrokerCluster } from './cluster-adapters.js';
+import { SharedVehicles } from './shared-vehicles.js';
 import type { Store } from '../store/store.js';
 
 /**
@@ -53,6 +55,8 @@ export interface SharedTopics {
 /** Who a broker client logged in as. */
 export interface BrokerUser {
   name: string;
+  /** The account's id. */
+  id: number;
   /** The rights of the login (the account's, or the API token's). */
   permit: string;
 }
@@ -68,6 +72,8 @@ export interface BrokerDeps {
   superuser?: string;
   /** Shared topics (Home Assistant discovery); none by default. */
   shared?: SharedTopics;
+  /** Hears revoked shares (src/hub/access/access-revocations.ts): the user's connections holding the vehicle are closed. */
+  onRevoke?: (listener: (vehicleId: string, userId: number) => void) => () => void;
 }
 
 export interface BrokerListenOptions {
@@ -108,6 +114,19 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
   const shared = deps.shared;
   const isSuper = (name: string): boolean => isSuperuser(name, deps.superuser);
   const addresses = new WeakMap<object, string>();
+  // topics of vehicles shared with the user (docs/accounts.md "Sharing")
+  const sharing = new SharedVehicles(deps.store);
+  const mayShared = (client: Client, topic: string, mode: 'read' | 'write'): Promise<boolean> => {
+    const u = users.get(client);
+    return u ? sharing.allows(client, u.id, u.name, topic, mode) : Promise.resolve(false);
+  };
+  const stopRevokes = deps.onRevoke?.((vehicleId, userId) => {
+    for (const c of sharing.holding(vehicleId, (c) => users.get(c)?.id === userId)) {
+      log.info({ client: c.id, vehicle: vehicleId }, 'MQTT: share revoked, closing the connection');
+      sharing.forget(c);
+      c.close();
+    }
+  });
 
   const adapters = opts.cluster ? clusterAdapters(opts.cluster) : null;
   const aedes = await Aedes.createBroker({
@@ -146,7 +165,7 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
               done(refusal(2, 'client id in use by another user'), false);
               return;
             }
-            users.set(client, { name, permit: outcome.value.permit });
+            users.set(client, { name, id: outcome.value.owner.id, permit: outcome.value.permit });
             done(null, true);
           });
         })
@@ -161,8 +180,18 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
       let decision = topicAccess(name, packet.topic, deps.superuser);
       if (decision === 'denied' && name !== '' && shared?.mayWrite(name, packet.topic) === true) decision = 'granted';
       if (decision === 'denied') {
-        log.info({ client: client.id, user: name, topic: packet.topic }, 'MQTT publish denied');
-        return done(new Error('publish denied'));
+        // a topic of a vehicle shared with the user (control: its command topics), read from the store
+        mayShared(client, packet.topic, 'write').then(
+          (ok) => {
+            if (!ok) log.info({ client: client.id, user: name, topic: packet.topic }, 'MQTT publish denied');
+            done(ok ? null : new Error('publish denied'));
+          },
+          (err: unknown) => {
+            log.warn({ err, client: client.id }, 'MQTT: share lookup failed');
+            done(new Error('publish denied'));
+          },
+        );
+        return;
       }
       // back-pressure: while the store holds as many writes as it may (the database is slow or
       // away), this connection's packets wait (aedes reads a client's next packets once this one
@@ -175,25 +204,34 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
       let decision = topicAccess(name, sub.topic, deps.superuser, 'read');
       if (decision === 'denied' && name !== '' && shared?.mayRead(name, sub.topic) === true) decision = 'granted';
       if (decision === 'denied') {
-        log.info({ client: client.id, user: name, topic: sub.topic }, 'MQTT subscription denied');
-        return done(null, null);
+        mayShared(client, sub.topic, 'read').then(
+          (ok) => {
+            if (!ok) log.info({ client: client.id, user: name, topic: sub.topic }, 'MQTT subscription denied');
+            done(null, ok ? sub : null);
+          },
+          (err: unknown) => {
+            log.warn({ err, client: client.id }, 'MQTT: share lookup failed');
+            done(null, null);
+          },
+        );
+        return;
       }
       done(null, sub);
     },
-    ...(shared
-      ? {
-          // a shared topic's message reaches only those it is meant for (retained ones included)
-          authorizeForward(client: Client, packet: Parameters<NonNullable<Aedes['authorizeForward']>>[1]) {
-            const name = nameOf(client);
-            if (isSuper(name)) return packet;
-            const payload = typeof packet.payload === 'string' ? Buffer.from(packet.payload) : packet.payload;
-            const allowed = shared.mayReceive(name, packet.topic, payload);
-            return allowed === false ? null : packet;
-          },
-        }
-      : {}),
+    // a shared topic's message reaches only those it is meant for (retained ones included); a
+    // vehicle shared to view: not its apps' command topics
+    authorizeForward(client: Client, packet: Parameters<NonNullable<Aedes['authorizeForward']>>[1]) {
+      const name = nameOf(client);
+      if (isSuper(name)) return packet;
+      if (sharing.receives(client, packet.topic) === false) return null;
+      if (!shared) return packet;
+      const payload = typeof packet.payload === 'string' ? Buffer.from(packet.payload) : packet.payload;
+      const allowed = shared.mayReceive(name, packet.topic, payload);
+      return allowed === false ? null : packet;
+    },
   });
   aedes.on('clientDisconnect', (client) => {
+    sharing.forget(client);
     const user = users.get(client)?.name;
     if (client.clean && user !== undefined) {
       deps.clientIds.release(client.id, user).catch((err: unknown) => log.warn({ err, client: client.id }, 'MQTT: releasing the client id failed'));
@@ -211,6 +249,7 @@ export async function startBroker(deps: BrokerDeps, opts: BrokerListenOptions): 
   };
   let wss: WebSocketServer | null = null;
   const close = async (): Promise<void> => {
+    stopRevokes?.();
     wss?.close();
     for (const s of sockets) s.destroy();
     await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));

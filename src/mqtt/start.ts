@@ -109,6 +109,7 @@ export async function startMqtt(
         now: hub.now,
         superuser: deps.superuser,
         shared: state.sharedTopics,
+        onRevoke: (listener) => hub.access.onRevoke(listener),
         clientIds: {
           claim: (id, user) => hub.cluster.claim('mqtt-client-ids', id, user),
           release: (id, user) => hub.cluster.release('mqtt-client-ids', id, user),
