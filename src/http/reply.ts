@@ -3,6 +3,7 @@
  * `Cache-Control: max-age=0`, `Expires` equal to `Date`, CORS on every response, plain-text
  * bodies ending in a newline, JSON with sorted keys and a trailing newline.
  */
+import type { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { canonicalJson, type JsonValue } from '../core/records/json.js';
 import { httpStatus, type ErrorCode } from '../errors.js';
@@ -52,6 +53,11 @@ export function sendJsonText(reply: FastifyReply, code: number, text: string, re
 
 export function sendJson(reply: FastifyReply, code: number, body: JsonValue, reason?: string): FastifyReply {
   return sendJsonText(reply, code, canonicalJson(body), reason);
+}
+
+/** A JSON body written as the stream gives it (chunked: a long answer never held whole). */
+export function sendJsonStream(reply: FastifyReply, code: number, body: Readable, reason?: string): FastifyReply {
+  return status(reply, code, reason).header('content-type', 'application/json').send(body);
 }
 
 // The common error answers (docs/protocol/http-api-v2.md §2.1)

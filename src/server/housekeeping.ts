@@ -14,6 +14,7 @@ import type { PushService } from '../push/push-service.js';
 import { logStoreFailure } from '../store/outage.js';
 import type { Store } from '../store/store.js';
 import { UNVERIFIED_KEEP_DAYS } from '../auth/signup.js';
+import { purgeExpiredHistory } from './history-purge.js';
 
 const PURGE_BATCH = 2500;
 
@@ -47,18 +48,17 @@ export function flushTraffic(hub: Hub, store: Store): void {
 export function startHousekeeping(p: HousekeepingParts): () => void {
   const { hub, store, log } = p;
   let running = false;
+  let stopped = false;
   const housekeeping = async (): Promise<void> => {
     if (running) return;
     running = true;
     try {
       flushTraffic(hub, store);
       const now = hub.seconds();
-      // bounded batches, yielding between them so that traffic is never blocked for long
-      for (let k = 0; k < 40; k++) {
-        const n = await store.purgeExpiredHistorical(now, PURGE_BATCH);
-        if (n < PURGE_BATCH) break;
-        await new Promise((r) => setImmediate(r));
-      }
+      // bounded batches, paced so that traffic is served between them (src/server/history-purge.ts)
+      const purged = await purgeExpiredHistory(store, now, undefined, () => stopped);
+      if (purged.records > 0) log.info({ records: purged.records, batches: purged.batches, ms: Math.round(purged.ms) }, 'expired history purged');
+      if (stopped) return;
       await store.purgeUtilisation(startOfUtcDay(now) - (p.utilisationDays - 1) * 86400);
       await p.push.housekeeping(now, p.notificationHistorySeconds);
       for (let k = 0; k < 40; k++) {
@@ -85,6 +85,7 @@ export function startHousekeeping(p: HousekeepingParts): () => void {
   );
   sessionTimer.unref();
   return () => {
+    stopped = true;
     clearInterval(timer);
     clearInterval(sessionTimer);
   };

@@ -28,6 +28,7 @@ import type { AdminStore } from './admin-store.js';
 import type { AuditStore } from './audit-store.js';
 import type { DrivesStore } from './drives-store.js';
 import type { SignupStore } from './signup-store.js';
+import type { HistoryStatsStore } from './history-stats-store.js';
 import type { ImportStore } from './import-store.js';
 import type { PushStore } from './push-store.js';
 import type { SharesStore } from './shares-store.js';
@@ -170,6 +171,8 @@ export interface Store {
   countHistorical(vehicleId: string, types: readonly string[]): Promise<number>;
   /** Deletes at most `limit` records that expired before `now`; returns how many. */
   purgeExpiredHistorical(now: number, limit: number): Promise<number>;
+  /** The plans of the historical reads and the purge, and the table's space (src/store/history-stats-store.ts). */
+  readonly historyStats: HistoryStatsStore;
 
   // --- traffic accounting ---
   /** Adds the byte counts to the per (vehicle, day, client type) totals (write-behind). */

@@ -7,6 +7,7 @@
 import { replayOrder } from '../mp/car-message.js';
 import type { HistoricalTypeSummary } from '../mp/server-commands.js';
 import { formatUtc } from '../time.js';
+import { canonicalJson } from './json.js';
 import type { RecordBody } from './fields.js';
 
 export interface PeerCounts {
@@ -80,4 +81,14 @@ export interface HistoricalEntry {
 /** `GET /api/historical/<id>/<type>`: the records (the type is not repeated). */
 export function historicalRecordRows(records: readonly HistoricalEntry[]): RecordBody[] {
   return records.map((r) => ({ h_data: r.data, h_recordnumber: r.recordNumber, h_timestamp: formatUtc(r.time) }));
+}
+
+/**
+ * The records of `historicalRecordRows` as a part of its JSON array: the elements joined by
+ * commas, without the brackets and the newline. `[` + the parts joined by `,` + `]\n` is the
+ * body `canonicalJson(historicalRecordRows(all))` gives, byte for byte, for an answer written in
+ * pages (src/http/api-v2/historical.ts).
+ */
+export function historicalRecordsJsonPart(records: readonly HistoricalEntry[]): string {
+  return records.length === 0 ? '' : canonicalJson(historicalRecordRows(records)).slice(1, -2);
 }

@@ -18,6 +18,21 @@ import {
 import type { CommandAuditEntry, HistoricalEntry, HistoricalPosition, HistoricalRecord, HistoricalSummary, UtilisationRow } from '../store.js';
 import { changedRows, type PgAccess } from './pg-connection.js';
 
+/** The historical reads and the purge, as run here (and explained by src/store/postgres/pg-history-stats.ts). */
+export const HISTORICAL_SQL = {
+  summarize: `SELECT min(type) AS type, count(DISTINCT record_number) AS distinct_records, count(*) AS total_records,
+         sum(octet_length(type) + octet_length(data) + octet_length(vehicle_id) + 20) AS total_size,
+         min(time) AS first, max(time) AS last
+       FROM historical_all WHERE vehicle_id = $1 AND time > $2
+       GROUP BY lower(type) ORDER BY lower(type)`,
+  get: `SELECT type, record_number, time, data, expires FROM historical_all
+       WHERE vehicle_id = $1 AND lower(type) = lower($2::text COLLATE "C") AND time > $3 ORDER BY time, record_number`,
+  page: `SELECT time, record_number, data FROM historical
+       WHERE vehicle_id = $1 AND lower(type) = lower($2::text COLLATE "C") AND (time, record_number) > ($3, $4)
+       ORDER BY time, record_number LIMIT $5`,
+  purge: 'DELETE FROM historical WHERE ctid = ANY (ARRAY(SELECT ctid FROM historical WHERE expires < $1 LIMIT $2))',
+} as const;
+
 export class PgRecords {
   constructor(private readonly pg: PgAccess) {}
 
@@ -26,11 +41,7 @@ export class PgRecords {
   async summarizeHistorical(vehicleId: string, since: number): Promise<HistoricalSummary[]> {
     // REF's totalsize counts bytes (MySQL LENGTH), hence octet_length
     const rows = await this.pg.read<SummaryRow>(
-      `SELECT min(type) AS type, count(DISTINCT record_number) AS distinct_records, count(*) AS total_records,
-         sum(octet_length(type) + octet_length(data) + octet_length(vehicle_id) + 20) AS total_size,
-         min(time) AS first, max(time) AS last
-       FROM historical_all WHERE vehicle_id = $1 AND time > $2
-       GROUP BY lower(type) ORDER BY lower(type)`,
+      HISTORICAL_SQL.summarize,
       [vehicleId.toUpperCase(), bound(since)],
     );
     return rows.map(toSummary);
@@ -39,8 +50,7 @@ export class PgRecords {
   async getHistorical(vehicleId: string, type: string, since: number): Promise<HistoricalRecord[]> {
     const vid = vehicleId.toUpperCase();
     const rows = await this.pg.read<HistoricalRow>(
-      `SELECT type, record_number, time, data, expires FROM historical_all
-       WHERE vehicle_id = $1 AND lower(type) = lower($2::text COLLATE "C") AND time > $3 ORDER BY time, record_number`,
+      HISTORICAL_SQL.get,
       [vid, type, bound(since)],
     );
     return rows.map((r) => toHistorical(vid, r));
@@ -50,9 +60,7 @@ export class PgRecords {
     const time = after ? bound(after.time) : -Number.MAX_SAFE_INTEGER;
     const rec = after ? after.recordNumber : -Number.MAX_SAFE_INTEGER;
     const rows = await this.pg.read<{ time: number; record_number: number; data: string }>(
-      `SELECT time, record_number, data FROM historical
-       WHERE vehicle_id = $1 AND lower(type) = lower($2::text COLLATE "C") AND (time, record_number) > ($3, $4)
-       ORDER BY time, record_number LIMIT $5`,
+      HISTORICAL_SQL.page,
       [vehicleId.toUpperCase(), type, time, rec, Math.max(1, Math.floor(limit))],
     );
     return rows.map((r) => ({ time: r.time, recordNumber: r.record_number, data: r.data }));
@@ -70,7 +78,7 @@ export class PgRecords {
     if (!(limit > 0)) return 0;
     return changedRows(
       this.pg,
-      'DELETE FROM historical WHERE ctid = ANY (ARRAY(SELECT ctid FROM historical WHERE expires < $1 LIMIT $2))',
+      HISTORICAL_SQL.purge,
       [now, Math.floor(limit)],
     );
   }

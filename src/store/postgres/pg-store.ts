@@ -56,6 +56,7 @@ import { PgDrivesStore } from './pg-drives.js';
 import { PgImportStore } from './pg-import.js';
 import { PgPushStore } from './pg-push.js';
 import { PgRecords } from './pg-records.js';
+import { PgHistoryStatsStore } from './pg-history-stats.js';
 import { PgVehicles } from './pg-vehicles.js';
 
 export class PgStore extends BufferedStore implements Store {
@@ -81,6 +82,8 @@ export class PgStore extends BufferedStore implements Store {
   readonly admin: PgAdminStore;
   /** Sign-up and recovery (src/store/postgres/pg-signup.ts). */
   readonly signup: PgSignupStore;
+  /** The historical records' plans and space (src/store/postgres/pg-history-stats.ts). */
+  readonly historyStats: PgHistoryStatsStore;
   private readonly accounts: PgAccounts;
   private readonly vehicles: PgVehicles;
   private readonly records: PgRecords;
@@ -108,6 +111,7 @@ export class PgStore extends BufferedStore implements Store {
     this.audit = new PgAuditStore(this.db);
     this.admin = new PgAdminStore(this.db);
     this.signup = new PgSignupStore(this.db);
+    this.historyStats = new PgHistoryStatsStore(this.db);
     this.imports = new PgImportStore(this.db);
     this.accounts = new PgAccounts(this.db);
     this.vehicles = new PgVehicles(this.db);

@@ -18,37 +18,35 @@ import {
 } from '../rows.js';
 import type { CommandAuditEntry, HistoricalEntry, HistoricalPosition, HistoricalRecord, HistoricalSummary, UtilisationRow } from '../store.js';
 
-function prepareStatements(db: Database.Database) {
-  return {
-    // historical
-    // REF's totalsize counts bytes (MySQL LENGTH), hence octet_length.
-    summarizeHistorical: db.prepare<[string, number], SummaryRow>(
-      `SELECT type, count(DISTINCT record_number) AS distinct_records, count(*) AS total_records,
+/** The historical reads and the purge, as prepared here (and explained by src/store/sqlite/sqlite-history-stats.ts). */
+export const HISTORICAL_SQL = {
+  // REF's totalsize counts bytes (MySQL LENGTH), hence octet_length.
+  summarize: `SELECT type, count(DISTINCT record_number) AS distinct_records, count(*) AS total_records,
          sum(octet_length(type) + octet_length(data) + octet_length(vehicle_id) + 20) AS total_size,
          min(time) AS first, max(time) AS last
        FROM historical_all WHERE vehicle_id = ? AND time > ?
        GROUP BY type ORDER BY type`,
-    ),
-    getHistorical: db.prepare<[string, string, number], HistoricalRow>(
-      `SELECT type, record_number, time, data, expires FROM historical_all
+  get: `SELECT type, record_number, time, data, expires FROM historical_all
        WHERE vehicle_id = ? AND type = ? AND time > ? ORDER BY time, record_number`,
-    ),
+  page: `SELECT time, record_number, data FROM historical
+         WHERE vehicle_id = ? AND type = ? AND (time, record_number) > (?, ?)
+         ORDER BY time, record_number LIMIT ?`,
+  purge: `DELETE FROM historical WHERE rowid IN
+         (SELECT rowid FROM historical WHERE expires < ? LIMIT ?)`,
+} as const;
+
+function prepareStatements(db: Database.Database) {
+  return {
+    // historical
+    summarizeHistorical: db.prepare<[string, number], SummaryRow>(HISTORICAL_SQL.summarize),
+    getHistorical: db.prepare<[string, string, number], HistoricalRow>(HISTORICAL_SQL.get),
     // The row value keeps the search a range of the primary-key index (an OR of the two
     // conditions made SQLite read the vehicle's records of the type from the start at every page).
     // Only the columns a reader of pages needs, as arrays: the type and expiry strings and the
     // row objects made half the cost of a rebuild.
-    pageHistorical: db
-      .prepare<[string, string, number, number, number], [number, number, string]>(
-        `SELECT time, record_number, data FROM historical
-         WHERE vehicle_id = ? AND type = ? AND (time, record_number) > (?, ?)
-         ORDER BY time, record_number LIMIT ?`,
-      )
-      .raw(),
+    pageHistorical: db.prepare<[string, string, number, number, number], [number, number, string]>(HISTORICAL_SQL.page).raw(),
     countHistorical: db.prepare<[string, string], { n: number }>('SELECT count(*) AS n FROM historical WHERE vehicle_id = ? AND type = ?'),
-    purgeHistorical: db.prepare<[number, number]>(
-      `DELETE FROM historical WHERE rowid IN
-         (SELECT rowid FROM historical WHERE expires < ? LIMIT ?)`,
-    ),
+    purgeHistorical: db.prepare<[number, number]>(HISTORICAL_SQL.purge),
 
     // utilisation
     getUtilisation: db.prepare<[string, number], UtilisationDbRow>(

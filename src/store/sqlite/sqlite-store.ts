@@ -59,6 +59,7 @@ import { SqliteDrivesStore } from './sqlite-drives.js';
 import { SqliteImportStore } from './sqlite-import.js';
 import { SqlitePushStore } from './sqlite-push.js';
 import { SqliteRecords } from './sqlite-records.js';
+import { SqliteHistoryStatsStore } from './sqlite-history-stats.js';
 import { SqliteVehicles } from './sqlite-vehicles.js';
 
 const BUSY_TIMEOUT_MS = 5000;
@@ -85,6 +86,8 @@ export class SqliteStore extends BufferedStore implements Store {
   readonly admin: SqliteAdminStore;
   /** Sign-up and recovery (src/store/sqlite/sqlite-signup.ts). */
   readonly signup: SqliteSignupStore;
+  /** The historical records' plans and space (src/store/sqlite/sqlite-history-stats.ts). */
+  readonly historyStats: SqliteHistoryStatsStore;
   private readonly commitTransaction: (batch: WriteBatch) => void;
   private readonly caches: SqliteCaches;
   private readonly accounts: SqliteAccounts;
@@ -121,6 +124,7 @@ export class SqliteStore extends BufferedStore implements Store {
     this.audit = new SqliteAuditStore(db, () => this.open());
     this.admin = new SqliteAdminStore(db, () => this.open());
     this.signup = new SqliteSignupStore(db, this.caches, () => this.open());
+    this.historyStats = new SqliteHistoryStatsStore(db, () => this.open());
     this.imports = new SqliteImportStore(
       db,
       () => this.open(),

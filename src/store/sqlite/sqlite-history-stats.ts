@@ -1,0 +1,55 @@
+/**
+ * The historical records' plans and space on SQLite (HistoryStatsStore, src/store/history-stats-store.ts):
+ * EXPLAIN QUERY PLAN of the statements of sqlite-records.ts, and the pages of the table and of its
+ * indexes from the dbstat virtual table. The primary key of `historical` (a rowid table) is the
+ * index SQLite names `sqlite_autoindex_historical_1`.
+ */
+import type Database from 'better-sqlite3';
+import { indexesIn, type HistoryPlan, type HistoryStatsStore, type HistoryStorage } from '../history-stats-store.js';
+import { HISTORICAL_SQL } from './sqlite-records.js';
+
+/** Values to plan the statements with (the plan does not depend on them). */
+const ARGS: Record<HistoryPlan['query'], unknown[]> = {
+  summary: ['X', 0],
+  records: ['X', 'D', 0],
+  page: ['X', 'D', 0, 0, 1000],
+  purge: [0, 2500],
+};
+const QUERIES = { summary: HISTORICAL_SQL.summarize, records: HISTORICAL_SQL.get, page: HISTORICAL_SQL.page, purge: HISTORICAL_SQL.purge };
+
+export class SqliteHistoryStatsStore implements HistoryStatsStore {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly open: () => void,
+  ) {}
+
+  private indexNames(): string[] {
+    return this.db
+      .prepare<[], string>("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'historical' ORDER BY name")
+      .pluck()
+      .all();
+  }
+
+  async plans(): Promise<HistoryPlan[]> {
+    this.open();
+    const names = this.indexNames();
+    return (Object.keys(QUERIES) as HistoryPlan['query'][]).map((query) => {
+      const rows = this.db.prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${QUERIES[query]}`).all(...ARGS[query]);
+      const plan = rows.map((r) => r.detail);
+      return { query, plan, indexes: indexesIn(plan, names) };
+    });
+  }
+
+  async storage(): Promise<HistoryStorage> {
+    this.open();
+    const names = this.indexNames();
+    const sizes = new Map(
+      this.db
+        .prepare<[], { name: string; bytes: number }>("SELECT name, sum(pgsize) AS bytes FROM dbstat WHERE name = 'historical' OR name IN (SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'historical') GROUP BY name")
+        .all()
+        .map((r) => [r.name, r.bytes]),
+    );
+    const rows = this.db.prepare<[], number>('SELECT count(*) FROM historical').pluck().get() ?? 0;
+    return { rows, tableBytes: sizes.get('historical') ?? 0, indexes: names.map((name) => ({ name, bytes: sizes.get(name) ?? 0 })) };
+  }
+}
