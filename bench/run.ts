@@ -8,7 +8,8 @@
  *                    [--redis redis://127.0.0.1:6379] [--cluster-samples 1000] [--http-load wrk|autocannon]
  *                    [--push-subscriptions 1000] [--push-vehicles 100] [--push-alerts 5] [--push-rounds 3] [--push-delay 50]
  *                    [--import-rows 1000000] [--rebuild-rows 1000000] [--ha-vehicles 1000] [--ha-reps 5]
- *                    [--alerts-cycle 20]
+ *                    [--alerts-cycle 20] [--nat-cars 2000] [--fleet-idle-seconds 30]
+ *   npm run bench -- --only fleet [--cars 19000]   (only when asked for: needs as many open files as cars)
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -33,10 +34,11 @@ import { HA_ROUNDS, reportHa, runHaAnnounce, runHaIngest, seedHaVehicles, settle
 import { ALERTS_CYCLE, ALERTS_ROUNDS, reportAlerts, runAlertsIngest } from './alerts.js';
 import { redisProblem } from './lib/bench-cluster.js';
 import { loadTool } from './lib/http-load.js';
+import { reportFleet, runFleet } from './fleet.js';
 
 const { values } = parseArgs({
   options: {
-    cars: { type: 'string', default: '50' },
+    cars: { type: 'string' },
     apps: { type: 'string', default: '0' },
     seconds: { type: 'string', default: '10' },
     idle: { type: 'string', default: '10000' },
@@ -59,9 +61,13 @@ const { values } = parseArgs({
     'ha-vehicles': { type: 'string', default: '1000' },
     'ha-reps': { type: 'string', default: '5' },
     'alerts-cycle': { type: 'string', default: String(ALERTS_CYCLE) },
+    'nat-cars': { type: 'string', default: '2000' },
+    'fleet-idle-seconds': { type: 'string', default: '30' },
   },
 });
-const CARS = Number(values.cars);
+const CARS = Number(values.cars ?? 50);
+/** The fleet benchmark's cars: --cars, else 19,000. */
+const FLEET_CARS = Number(values.cars ?? 19_000);
 const APPS = Math.min(Number(values.apps), CARS);
 const SECONDS = Number(values.seconds);
 const IDLE = Number(values.idle);
@@ -81,6 +87,7 @@ const TOKEN = newApiToken();
 /** The user the benchmarks log in as (provisioned below). */
 const ACCOUNT = { user: 'bench', password: USER_PASSWORD };
 const DATABASE = benchDatabase(values.database);
+const NAT_CARS = Number(values['nat-cars']);
 
 async function provision(dataDir: string, count: number): Promise<{ ids: string[]; ownerId: number }> {
   const store = await openStore(dataDir, { database: DATABASE.url });
@@ -94,11 +101,9 @@ async function provision(dataDir: string, count: number): Promise<{ ids: string[
     created: Math.floor(Date.now() / 1000),
     lastUsed: null,
   });
-  const ids: string[] = [];
-  for (let k = 0; k < count; k++) {
-    const id = `BENCH${String(k).padStart(5, '0')}`;
-    await store.addVehicle({ id, ownerId: owner.id, name: id, carPassword: PASSWORD });
-    ids.push(id);
+  const ids = Array.from({ length: count }, (_, k) => `BENCH${String(k).padStart(5, '0')}`);
+  for (let k = 0; k < count; k += 1000) {
+    await store.addVehicles(ids.slice(k, k + 1000).map((id) => ({ id, ownerId: owner.id, name: id, carPassword: PASSWORD })));
   }
   await store.close();
   return { ids, ownerId: owner.id };
@@ -119,6 +124,8 @@ async function main(): Promise<void> {
       !wanted || wanted === 'sessions' ? 2 * SESSIONS_ROUNDS * CARS + 11 : 1, // sessions: the ingest cars of each round, 10 with history, 1 with a year of drives
       !wanted || wanted === 'ha' ? 2 * HA_ROUNDS * CARS : 1, // ha: the ingest cars of each round (its 1,000 announced vehicles have an owner of their own)
       !wanted || wanted === 'alerts' ? 2 * ALERTS_ROUNDS * CARS : 1, // alerts: the ingest cars of each round
+      wanted === 'fleet' ? Math.max(FLEET_CARS, NAT_CARS) : 1, // fleet (only when asked for): its cars, and the NAT cars
+      wanted === 'fleet' ||
       wanted === 'ingest' || wanted === 'http' || wanted === 'command' || wanted === 'mqtt' || wanted === 'push' || wanted === 'cluster' || wanted === 'import' || wanted === 'sessions' || wanted === 'ha' || wanted === 'alerts'
         ? 1
         : IDLE,
@@ -299,6 +306,22 @@ async function main(): Promise<void> {
         cycle,
       );
       reports.push(reportAlerts(pair));
+    }
+    if (wanted === 'fleet') {
+      process.stderr.write(`Fleet: ${FLEET_CARS} parked cars from their own addresses, a reconnect storm, ${NAT_CARS} cars from one address...\n`);
+      const r = await runFleet({
+        dataDir,
+        databaseArgs: DATABASE.args,
+        ids,
+        password: PASSWORD,
+        account: ACCOUNT,
+        cars: FLEET_CARS,
+        natCars: NAT_CARS,
+        idleSeconds: Number(values['fleet-idle-seconds']),
+        appSeconds: HTTP_SECONDS,
+        retryMaxMs: 10_000,
+      });
+      reports.push(reportFleet(r));
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });

@@ -26,6 +26,10 @@ export interface ServerProcess {
 export interface ServerProcessOptions {
   /** Variables added to the child's environment (e.g. NODE_EXTRA_CA_CERTS for a local TLS endpoint). */
   env?: Record<string, string>;
+  /** Keep the default per-address connection cap (the benchmarks turn it off unless they spread their source addresses). */
+  perAddressCap?: boolean;
+  /** Every line the server writes to stdout (its log, JSON) after the `listening` event. */
+  onLine?: (line: string) => void;
 }
 
 export async function startServerProcess(dataDir: string, extraArgs: string[] = [], options: ServerProcessOptions = {}): Promise<ServerProcess> {
@@ -53,8 +57,7 @@ export async function startServerProcess(dataDir: string, extraArgs: string[] = 
       '--log-level',
       'warn',
       // every benchmark connects from 127.0.0.1 (the idle one 10,000 times): no per-address cap
-      '--max-connections-per-address',
-      '0',
+      ...(options.perAddressCap ? [] : ['--max-connections-per-address', '0']),
       ...extraArgs,
     ],
     { stdio: ['ignore', 'pipe', 'inherit'], ...(options.env ? { env: { ...process.env, ...options.env } } : {}) },
@@ -68,6 +71,7 @@ export async function startServerProcess(dataDir: string, extraArgs: string[] = 
         const ev = JSON.parse(line) as { event?: string; mp?: number; http?: number; mqtt?: number | null };
         if (ev.event === 'listening' && typeof ev.mp === 'number') {
           clearTimeout(timer);
+          if (options.onLine) lines.on('line', options.onLine);
           resolve({ mp: ev.mp, http: ev.http ?? 0, mqtt: typeof ev.mqtt === 'number' ? ev.mqtt : null });
         }
       } catch {

@@ -1,0 +1,238 @@
+/**
+ * Fleet: N emulated parked modules (bench/lib/fleet-car.ts), each its own vehicle, TCP connection
+ * and source address in 127.0.0.0/8, against one `vts serve` with the per-address cap on:
+ * 1. an app's `GET /api/status` p99 with one car, the server's RSS, then all N cars connect;
+ * 2. idle: RSS per car, the server's CPU over `idleSeconds` of parked traffic, its descriptors,
+ *    the app's p99 again;
+ * 3. reconnect storm: the server restarts (SIGTERM, then a new one on the same ports) and every
+ *    car retries at a random 0–10 s: time until all are online, failed tries by reason (the cars'
+ *    view and the server's log), the app's p99 meanwhile;
+ * 4. NAT: `natCars` cars from ONE address against a fresh server, all arriving within 10 s.
+ */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { parseFdLimit, readFdLimit } from '../src/server/fd-limit.js';
+import { startServerProcess, type ServerProcess } from './lib/server-process.js';
+import { carAddress } from './lib/fleet-car.js';
+import { FleetPool, formatFailures } from './lib/fleet-pool.js';
+import { forSeconds, pollStatus, type PollResult } from './lib/status-poller.js';
+import { fmt, mib, percentile } from './lib/stats.js';
+
+export interface FleetOptions {
+  dataDir: string;
+  databaseArgs: string[];
+  ids: readonly string[];
+  password: string;
+  account: { user: string; password: string };
+  cars: number;
+  natCars: number;
+  idleSeconds: number;
+  appSeconds: number;
+  retryMaxMs: number;
+}
+
+interface Latency {
+  p50: number;
+  p99: number;
+  samples: number;
+  non200: number;
+  errors: number;
+}
+
+export interface FleetResult {
+  cars: number;
+  fdLimitServer: number | null;
+  loginSeconds: number;
+  fillFailures: string;
+  rssEmptyBytes: number;
+  rssFullBytes: number;
+  fdsFull: number;
+  idleCpuShare: number;
+  idleSeconds: number;
+  appEmpty: Latency;
+  appFull: Latency;
+  storm: {
+    stopSeconds: number;
+    allOnlineFromStopSeconds: number | null;
+    allOnlineFromListenSeconds: number | null;
+    online: number;
+    failures: string;
+    serverLog: string;
+    app: Latency;
+  };
+  nat: { cars: number; allOnlineSeconds: number | null; online: number; failures: string; serverLog: string };
+}
+
+const latency = (r: PollResult): Latency => ({
+  p50: percentile(r.samples, 50),
+  p99: percentile(r.samples, 99),
+  samples: r.samples.length,
+  non200: r.non200,
+  errors: r.errors,
+});
+
+/** The log lines of a server that tell of a refusal or trouble, counted by message (not logins, drops). */
+class LogCounts {
+  readonly counts = new Map<string, number>();
+  readonly onLine = (line: string): void => {
+    try {
+      const ev = JSON.parse(line) as { level?: number; msg?: string };
+      if ((ev.level ?? 0) < 30 || !ev.msg || ROUTINE.has(ev.msg)) return;
+      const msg = ev.msg.replace(/retry in \d+ s/, 'retry in N s');
+      this.counts.set(msg, (this.counts.get(msg) ?? 0) + 1);
+    } catch {
+      /* not JSON */
+    }
+  };
+}
+const ROUTINE = new Set(['login', 'disconnected', 'open-files limit', 'vts started', 'shutting down', 'stopped']);
+
+/** This process may hold `needed` descriptors: raises its soft limit (prlimit) when it must, or says how. */
+function ensureFds(needed: number): void {
+  const have = readFdLimit()?.soft ?? Infinity;
+  if (have >= needed) return;
+  try {
+    execFileSync('prlimit', ['--pid', String(process.pid), `--nofile=${needed}:${needed}`], { stdio: 'ignore' });
+  } catch {
+    /* said below */
+  }
+  const now = readFdLimit()?.soft ?? Infinity;
+  if (now < needed) throw new Error(`fleet: ${needed} open files needed, the limit is ${now}: run with ulimit -n ${needed} (the hard limit: ulimit -Hn)`);
+}
+
+const fdsOf = (pid: number): number => readdirSync(`/proc/${pid}/fd`).length;
+const fdLimitOf = (pid: number): number | null => parseFdLimit(readFileSync(`/proc/${pid}/limits`, 'utf8'))?.soft ?? null;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const say = (line: string): boolean => process.stderr.write(`  ${line}\n`);
+
+export async function runFleet(o: FleetOptions): Promise<FleetResult> {
+  ensureFds(Math.max(o.cars, o.natCars) + 200);
+  const args = [...o.databaseArgs, '--rate-limit-burst', '0', '--log-level', 'info'];
+  const specs = o.ids.slice(0, o.cars).map((id, k) => ({ id, password: o.password, address: carAddress(k) }));
+  let log = new LogCounts();
+  let server: ServerProcess = await startServerProcess(o.dataDir, args, { perAddressCap: true, onLine: log.onLine });
+  const pool = new FleetPool(specs, server.mpPort);
+  try {
+    const fdLimitServer = fdLimitOf(server.child.pid!);
+    await sleep(2000);
+    // the app's car first, then the app alone on the empty server
+    const appCar = pool.cars[0]!;
+    appCar.start();
+    await pool.whenOnline(1, 10_000);
+    await sleep(500);
+    say(`app: GET /api/status/${appCar.id} for ${o.appSeconds} s with one car...`);
+    const appEmpty = latency(await pollStatus(server.httpPort, o.account, appCar.id, forSeconds(o.appSeconds)));
+    await sleep(2000);
+    const rssEmptyBytes = server.rss();
+
+    say(`${fmt(o.cars)} cars connecting...`);
+    const t0 = performance.now();
+    await pool.startAll(2000);
+    const progress = setInterval(() => say(`${fmt(pool.online)} online`), 5000);
+    const all = await pool.whenOnline(o.cars, 300_000);
+    clearInterval(progress);
+    if (!all) throw new Error(`fleet: only ${pool.online} of ${o.cars} cars online after 300 s (${formatFailures(pool.failures)})`);
+    const loginSeconds = (pool.lastOnlineAt - t0) / 1000;
+    const fillFailures = formatFailures(pool.failures);
+    pool.drive();
+    await sleep(10_000); // the logins' garbage collected, the first records stored
+    const rssFullBytes = server.rss();
+    const fdsFull = fdsOf(server.child.pid!);
+    say(`idle: the server's CPU over ${o.idleSeconds} s of parked traffic...`);
+    const cpu0 = server.cpuSeconds();
+    const w0 = performance.now();
+    await sleep(o.idleSeconds * 1000);
+    const idleCpuShare = (server.cpuSeconds() - cpu0) / ((performance.now() - w0) / 1000);
+    say(`app: GET /api/status for ${o.appSeconds} s with ${fmt(o.cars)} cars...`);
+    const appFull = latency(await pollStatus(server.httpPort, o.account, appCar.id, forSeconds(o.appSeconds)));
+
+    // reconnect storm
+    say('storm: restarting the server...');
+    pool.resetCounts();
+    const ports = { mp: server.mpPort, http: server.httpPort };
+    const stopAt = performance.now();
+    await server.stop();
+    const stopSeconds = (performance.now() - stopAt) / 1000;
+    log = new LogCounts();
+    server = await startServerProcess(o.dataDir, [...args, '--mp-port', String(ports.mp), '--http-port', String(ports.http)], { perAddressCap: true, onLine: log.onLine });
+    const listenAt = performance.now();
+    let stormDone = false;
+    const app = pollStatus(server.httpPort, o.account, appCar.id, () => stormDone);
+    const stormProgress = setInterval(() => say(`${fmt(pool.online)} online`), 5000);
+    const back = await pool.whenOnline(o.cars, 180_000);
+    clearInterval(stormProgress);
+    const onlineAt = pool.lastOnlineAt;
+    await sleep(1000);
+    stormDone = true;
+    const storm = {
+      stopSeconds,
+      allOnlineFromStopSeconds: back ? (onlineAt - stopAt) / 1000 : null,
+      allOnlineFromListenSeconds: back ? (onlineAt - listenAt) / 1000 : null,
+      online: pool.online,
+      failures: formatFailures(pool.failures),
+      serverLog: formatFailures(log.counts),
+      app: latency(await app),
+    };
+    pool.stopAll();
+    await server.stop();
+
+    // NAT: many cars behind one address
+    say(`NAT: ${fmt(o.natCars)} cars from 127.0.0.2 arriving within ${o.retryMaxMs / 1000} s...`);
+    log = new LogCounts();
+    server = await startServerProcess(o.dataDir, args, { perAddressCap: true, onLine: log.onLine });
+    const natPool = new FleetPool(
+      o.ids.slice(0, o.natCars).map((id) => ({ id, password: o.password, address: '127.0.0.2' })),
+      server.mpPort,
+    );
+    const natAt = performance.now();
+    natPool.startScattered(o.retryMaxMs);
+    const natAll = await natPool.whenOnline(o.natCars, 120_000);
+    const nat = {
+      cars: o.natCars,
+      allOnlineSeconds: natAll ? (natPool.lastOnlineAt - natAt) / 1000 : null,
+      online: natPool.online,
+      failures: formatFailures(natPool.failures),
+      serverLog: formatFailures(log.counts),
+    };
+    natPool.stopAll();
+    return {
+      cars: o.cars,
+      fdLimitServer,
+      loginSeconds,
+      fillFailures,
+      rssEmptyBytes,
+      rssFullBytes,
+      fdsFull,
+      idleCpuShare,
+      idleSeconds: o.idleSeconds,
+      appEmpty,
+      appFull,
+      storm,
+      nat,
+    };
+  } finally {
+    pool.stopAll();
+    await server.stop();
+  }
+}
+
+const ms = (l: Latency): string =>
+  `p50 ${fmt(l.p50, 2)} ms, p99 ${fmt(l.p99, 2)} ms (${fmt(l.samples)} answers${l.non200 || l.errors ? `, ${l.non200} not 200, ${l.errors} failed` : ''})`;
+const secs = (s: number | null): string => (s === null ? 'not all' : `${fmt(s, 1)} s`);
+
+export function reportFleet(r: FleetResult): string {
+  const perCar = (r.rssFullBytes - r.rssEmptyBytes) / r.cars;
+  return [
+    `Fleet: ${fmt(r.cars)} parked cars, one address each in 127.0.0.0/8, the per-address cap on (server open-files limit ${r.fdLimitServer ?? 'unlimited'})`,
+    `  connected in ${fmt(r.loginSeconds, 1)} s (${fmt(r.cars / r.loginSeconds)} logins/s); failed tries: ${r.fillFailures}`,
+    `  server RSS ${mib(r.rssEmptyBytes)} with one car, ${mib(r.rssFullBytes)} with all: ${fmt(perCar / 1024, 2)} KiB per idle car; ${fmt(r.fdsFull)} open descriptors`,
+    `  server CPU while idle (parked traffic, ${r.idleSeconds} s): ${fmt(r.idleCpuShare * 100, 2)} % of a core`,
+    `  app GET /api/status: one car ${ms(r.appEmpty)}; ${fmt(r.cars)} cars ${ms(r.appFull)}; p99 ${fmt((100 * r.appFull.p99) / r.appEmpty.p99)} % of the one-car figure`,
+    `  storm: the server stopped in ${fmt(r.storm.stopSeconds, 1)} s; all ${fmt(r.cars)} online ${secs(r.storm.allOnlineFromStopSeconds)} after the stop began (${secs(r.storm.allOnlineFromListenSeconds)} after the new server listened; ${fmt(r.storm.online)} online at the end)`,
+    `    failed tries (cars' view): ${r.storm.failures}`,
+    `    server log (refusals and warnings): ${r.storm.serverLog}`,
+    `    app GET /api/status during the storm: ${ms(r.storm.app)}`,
+    `  NAT: ${fmt(r.nat.cars)} cars from one address, arriving within 10 s: ${r.nat.allOnlineSeconds === null ? `only ${fmt(r.nat.online)} online` : `all online after ${fmt(r.nat.allOnlineSeconds, 1)} s`}`,
+    `    failed tries: ${r.nat.failures}; server log: ${r.nat.serverLog}`,
+  ].join('\n');
+}

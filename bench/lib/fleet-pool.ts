@@ -1,0 +1,102 @@
+/**
+ * The cars of the fleet benchmark together: started at a bounded pace, counted (online, failed
+ * tries by reason), and driven by one timer at the parked rate (each car's S/D/L every 600 s and
+ * ping every 900 s, at a phase of its own, so the fleet's traffic is spread evenly).
+ */
+import { FleetCar, PARKED_RECORDS_S, PING_S, type FailReason } from './fleet-car.js';
+
+export class FleetPool {
+  readonly cars: FleetCar[] = [];
+  online = 0;
+  /** Failed tries since the last `resetCounts`, by reason (and the error code for connects). */
+  failures = new Map<string, number>();
+  /** When the last car came online (performance.now ms). */
+  lastOnlineAt = 0;
+  private waiters: { n: number; wake: () => void }[] = [];
+  private ticker: NodeJS.Timeout | null = null;
+  private readonly recordPhase: number[] = [];
+  private readonly pingPhase: number[] = [];
+
+  constructor(specs: readonly { id: string; password: string; address: string }[], port: number) {
+    const events = {
+      online: (_car: FleetCar, at: number) => {
+        this.online++;
+        this.lastOnlineAt = at;
+        this.waiters = this.waiters.filter((w) => (this.online >= w.n ? (w.wake(), false) : true));
+      },
+      failed: (_car: FleetCar, reason: FailReason, detail: string) => {
+        const key = detail && reason.startsWith('connect') ? `${reason} (${detail})` : reason;
+        this.failures.set(key, (this.failures.get(key) ?? 0) + 1);
+      },
+      dropped: () => void this.online--,
+    };
+    for (const s of specs) {
+      this.cars.push(new FleetCar(s.id, s.password, s.address, port, events));
+      this.recordPhase.push(Math.floor(Math.random() * PARKED_RECORDS_S));
+      this.pingPhase.push(Math.floor(Math.random() * PING_S));
+    }
+  }
+
+  /** Starts every car, at most `perSecond` a second (a few at a time). */
+  async startAll(perSecond: number): Promise<void> {
+    const step = Math.max(1, Math.round(perSecond / 100));
+    for (let k = 0; k < this.cars.length; k += step) {
+      for (const car of this.cars.slice(k, k + step)) car.start();
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  /** Starts every car after a random delay of 0–`maxMs` (as modules do after a restart). */
+  startScattered(maxMs: number): void {
+    for (const car of this.cars) setTimeout(() => car.start(), Math.random() * maxMs);
+  }
+
+  /** Resolves once `n` cars are online, or with false after `timeoutMs`. */
+  whenOnline(n: number, timeoutMs: number): Promise<boolean> {
+    if (this.online >= n) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w.wake !== wake);
+        resolve(false);
+      }, timeoutMs);
+      const wake = (): void => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      this.waiters.push({ n, wake });
+    });
+  }
+
+  /** The parked traffic: once a second, the cars whose phase it is send their records or ping. */
+  drive(): void {
+    if (this.ticker) return;
+    let second = 0;
+    this.ticker = setInterval(() => {
+      const r = second % PARKED_RECORDS_S;
+      const p = second % PING_S;
+      for (let k = 0; k < this.cars.length; k++) {
+        if (this.recordPhase[k] === r) this.cars[k]!.sendRecords();
+        if (this.pingPhase[k] === p) this.cars[k]!.ping();
+      }
+      second++;
+    }, 1000);
+  }
+
+  resetCounts(): void {
+    this.failures = new Map();
+  }
+
+  /** Closes every car for good. */
+  stopAll(): void {
+    if (this.ticker) clearInterval(this.ticker);
+    this.ticker = null;
+    for (const car of this.cars) car.stop();
+    this.online = 0;
+  }
+}
+
+/** Failures as `reason n, reason n`, or `none`. */
+export function formatFailures(f: ReadonlyMap<string, number>): string {
+  const parts = [...f].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n.toLocaleString('en-US')}`);
+  return parts.length > 0 ? parts.join(', ') : 'none';
+}
