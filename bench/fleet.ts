@@ -14,7 +14,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { parseFdLimit, readFdLimit } from '../src/server/fd-limit.js';
 import { startServerProcess, type ServerProcess } from './lib/server-process.js';
 import { carAddress } from './lib/fleet-car.js';
-import { FleetPool, formatFailures } from './lib/fleet-pool.js';
+import { FleetPool, formatFailures, formatLogins } from './lib/fleet-pool.js';
 import { forSeconds, pollStatus, type PollResult } from './lib/status-poller.js';
 import { fmt, mib, percentile } from './lib/stats.js';
 
@@ -53,6 +53,10 @@ export interface FleetResult {
   appFull: Latency;
   storm: {
     stopSeconds: number;
+    /** From the old server's exit until the new one listened. */
+    startSeconds: number;
+    /** The new server's CPU from listening until every car was online, per car. */
+    cpuMsPerCar: number;
     allOnlineFromStopSeconds: number | null;
     allOnlineFromListenSeconds: number | null;
     online: number;
@@ -78,6 +82,7 @@ class LogCounts {
     try {
       const ev = JSON.parse(line) as { level?: number; msg?: string };
       if ((ev.level ?? 0) < 30 || !ev.msg || ROUTINE.has(ev.msg)) return;
+      if ((ev.level ?? 0) < 40 && !/refus|limit|fail|too many|timeout|closing|not/i.test(ev.msg)) return;
       const msg = ev.msg.replace(/retry in \d+ s/, 'retry in N s');
       this.counts.set(msg, (this.counts.get(msg) ?? 0) + 1);
     } catch {
@@ -133,7 +138,7 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
     clearInterval(progress);
     if (!all) throw new Error(`fleet: only ${pool.online} of ${o.cars} cars online after 300 s (${formatFailures(pool.failures)})`);
     const loginSeconds = (pool.lastOnlineAt - t0) / 1000;
-    const fillFailures = formatFailures(pool.failures);
+    const fillFailures = `${formatFailures(pool.failures)}; ${formatLogins(pool.loginMs)}`;
     pool.drive();
     await sleep(10_000); // the logins' garbage collected, the first records stored
     const rssFullBytes = server.rss();
@@ -152,24 +157,30 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
     const ports = { mp: server.mpPort, http: server.httpPort };
     const stopAt = performance.now();
     await server.stop();
-    const stopSeconds = (performance.now() - stopAt) / 1000;
+    const stoppedAt = performance.now();
+    const stopSeconds = (stoppedAt - stopAt) / 1000;
     log = new LogCounts();
     server = await startServerProcess(o.dataDir, [...args, '--mp-port', String(ports.mp), '--http-port', String(ports.http)], { perAddressCap: true, onLine: log.onLine });
     const listenAt = performance.now();
+    const stormCpu0 = server.cpuSeconds();
+    const startSeconds = (listenAt - stoppedAt) / 1000;
     let stormDone = false;
     const app = pollStatus(server.httpPort, o.account, appCar.id, () => stormDone);
     const stormProgress = setInterval(() => say(`${fmt(pool.online)} online`), 5000);
     const back = await pool.whenOnline(o.cars, 180_000);
     clearInterval(stormProgress);
     const onlineAt = pool.lastOnlineAt;
+    const stormCpuSeconds = server.cpuSeconds() - stormCpu0;
     await sleep(1000);
     stormDone = true;
     const storm = {
       stopSeconds,
+      startSeconds,
+      cpuMsPerCar: (stormCpuSeconds * 1000) / o.cars,
       allOnlineFromStopSeconds: back ? (onlineAt - stopAt) / 1000 : null,
       allOnlineFromListenSeconds: back ? (onlineAt - listenAt) / 1000 : null,
       online: pool.online,
-      failures: formatFailures(pool.failures),
+      failures: `${formatFailures(pool.failures)}; ${formatLogins(pool.loginMs)}`,
       serverLog: formatFailures(log.counts),
       app: latency(await app),
     };
@@ -181,7 +192,8 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
     log = new LogCounts();
     server = await startServerProcess(o.dataDir, args, { perAddressCap: true, onLine: log.onLine });
     const natPool = new FleetPool(
-      o.ids.slice(0, o.natCars).map((id) => ({ id, password: o.password, address: '127.0.0.2' })),
+      // each try from a port of its own below the ephemeral range (10000–31999), as a NAT maps them
+      o.ids.slice(0, o.natCars).map((id, k) => ({ id, password: o.password, address: '127.0.0.2', localPortOf: (n: number) => 10_000 + ((k + n * o.natCars) % 22_000) })),
       server.mpPort,
     );
     const natAt = performance.now();
@@ -191,7 +203,7 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
       cars: o.natCars,
       allOnlineSeconds: natAll ? (natPool.lastOnlineAt - natAt) / 1000 : null,
       online: natPool.online,
-      failures: formatFailures(natPool.failures),
+      failures: `${formatFailures(natPool.failures)}; ${formatLogins(natPool.loginMs)}`,
       serverLog: formatFailures(log.counts),
     };
     natPool.stopAll();
@@ -228,7 +240,8 @@ export function reportFleet(r: FleetResult): string {
     `  server RSS ${mib(r.rssEmptyBytes)} with one car, ${mib(r.rssFullBytes)} with all: ${fmt(perCar / 1024, 2)} KiB per idle car; ${fmt(r.fdsFull)} open descriptors`,
     `  server CPU while idle (parked traffic, ${r.idleSeconds} s): ${fmt(r.idleCpuShare * 100, 2)} % of a core`,
     `  app GET /api/status: one car ${ms(r.appEmpty)}; ${fmt(r.cars)} cars ${ms(r.appFull)}; p99 ${fmt((100 * r.appFull.p99) / r.appEmpty.p99)} % of the one-car figure`,
-    `  storm: the server stopped in ${fmt(r.storm.stopSeconds, 1)} s; all ${fmt(r.cars)} online ${secs(r.storm.allOnlineFromStopSeconds)} after the stop began (${secs(r.storm.allOnlineFromListenSeconds)} after the new server listened; ${fmt(r.storm.online)} online at the end)`,
+    `  storm: the server stopped in ${fmt(r.storm.stopSeconds, 1)} s, the new one listened ${fmt(r.storm.startSeconds, 1)} s later; all ${fmt(r.cars)} online ${secs(r.storm.allOnlineFromStopSeconds)} after the stop began (${secs(r.storm.allOnlineFromListenSeconds)} after the new server listened; ${fmt(r.storm.online)} online at the end)`,
+    `    the new server's CPU until all were online: ${fmt(r.storm.cpuMsPerCar, 2)} ms per car`,
     `    failed tries (cars' view): ${r.storm.failures}`,
     `    server log (refusals and warnings): ${r.storm.serverLog}`,
     `    app GET /api/status during the storm: ${ms(r.storm.app)}`,

@@ -31,6 +31,9 @@ export interface FleetEvents {
 export class FleetCar {
   socket: Socket | null = null;
   online = false;
+  /** When the current try began, and when its TCP connection was up (performance.now ms). */
+  startedAt = 0;
+  connectedAt = 0;
   /** Whether it reconnects after a drop or a failure. */
   retry = true;
   retryMaxMs = 10_000;
@@ -46,12 +49,21 @@ export class FleetCar {
     private readonly port: number,
     private readonly events: FleetEvents,
     private readonly welcomeTimeoutMs = 20_000,
+    /**
+     * The local port of each try (a car behind a NAT): many sockets bound to one address with port
+     * 0 make the kernel's search for a free port (and the bench's event loop) slow, which a real
+     * NAT does not; a port of its own per try avoids it. Undefined: the kernel picks.
+     */
+    private readonly localPortOf?: (attempt: number) => number,
   ) {}
+  private attempts = 0;
 
   /** Connects now (once; the retries follow from `retry`). */
   start(): void {
     if (this.socket) return;
-    const socket = connect({ host: '127.0.0.1', port: this.port, localAddress: this.localAddress });
+    this.startedAt = performance.now();
+    const localPort = this.localPortOf?.(this.attempts++);
+    const socket = connect({ host: '127.0.0.1', port: this.port, localAddress: this.localAddress, ...(localPort === undefined ? {} : { localPort }) });
     this.socket = socket;
     socket.setNoDelay(true);
     let connected = false;
@@ -63,6 +75,7 @@ export class FleetCar {
     });
     socket.once('connect', () => {
       connected = true;
+      this.connectedAt = performance.now();
       socket.write(`MP-C 0 ${clientToken} ${digestBase64(this.password, clientToken)} ${this.id}\r\n`);
       this.welcomeTimer = setTimeout(() => this.fail('no welcome reply in time', `${this.welcomeTimeoutMs} ms`), this.welcomeTimeoutMs);
     });

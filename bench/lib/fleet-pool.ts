@@ -12,15 +12,18 @@ export class FleetPool {
   failures = new Map<string, number>();
   /** When the last car came online (performance.now ms). */
   lastOnlineAt = 0;
+  /** Connect → welcome reply of each successful try since `resetCounts`, ms. */
+  loginMs: number[] = [];
   private waiters: { n: number; wake: () => void }[] = [];
   private ticker: NodeJS.Timeout | null = null;
   private readonly recordPhase: number[] = [];
   private readonly pingPhase: number[] = [];
 
-  constructor(specs: readonly { id: string; password: string; address: string }[], port: number) {
+  constructor(specs: readonly { id: string; password: string; address: string; localPortOf?: (attempt: number) => number }[], port: number) {
     const events = {
-      online: (_car: FleetCar, at: number) => {
+      online: (car: FleetCar, at: number) => {
         this.online++;
+        this.loginMs.push(at - car.startedAt);
         this.lastOnlineAt = at;
         this.waiters = this.waiters.filter((w) => (this.online >= w.n ? (w.wake(), false) : true));
       },
@@ -31,7 +34,7 @@ export class FleetPool {
       dropped: () => void this.online--,
     };
     for (const s of specs) {
-      this.cars.push(new FleetCar(s.id, s.password, s.address, port, events));
+      this.cars.push(new FleetCar(s.id, s.password, s.address, port, events, undefined, s.localPortOf));
       this.recordPhase.push(Math.floor(Math.random() * PARKED_RECORDS_S));
       this.pingPhase.push(Math.floor(Math.random() * PING_S));
     }
@@ -84,6 +87,7 @@ export class FleetPool {
 
   resetCounts(): void {
     this.failures = new Map();
+    this.loginMs = [];
   }
 
   /** Closes every car for good. */
@@ -93,6 +97,13 @@ export class FleetPool {
     for (const car of this.cars) car.stop();
     this.online = 0;
   }
+}
+
+/** Login times as `p50 x ms, p99 y ms, max z ms`. */
+export function formatLogins(loginMs: readonly number[]): string {
+  const sorted = [...loginMs].sort((a, b) => a - b);
+  const at = (p: number): string => (sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN).toFixed(1);
+  return `login p50 ${at(50)} ms, p99 ${at(99)} ms, max ${(sorted[sorted.length - 1] ?? NaN).toFixed(1)} ms`;
 }
 
 /** Failures as `reason n, reason n`, or `none`. */

@@ -28,7 +28,7 @@ export interface ServerProcessOptions {
   env?: Record<string, string>;
   /** Keep the default per-address connection cap (the benchmarks turn it off unless they spread their source addresses). */
   perAddressCap?: boolean;
-  /** Every line the server writes to stdout (its log, JSON) after the `listening` event. */
+  /** Every line of the server's log (its stderr, JSON), instead of passing it through. */
   onLine?: (line: string) => void;
 }
 
@@ -60,8 +60,9 @@ export async function startServerProcess(dataDir: string, extraArgs: string[] = 
       ...(options.perAddressCap ? [] : ['--max-connections-per-address', '0']),
       ...extraArgs,
     ],
-    { stdio: ['ignore', 'pipe', 'inherit'], ...(options.env ? { env: { ...process.env, ...options.env } } : {}) },
+    { stdio: ['ignore', 'pipe', options.onLine ? 'pipe' : 'inherit'], ...(options.env ? { env: { ...process.env, ...options.env } } : {}) },
   );
+  if (options.onLine) createInterface({ input: child.stderr! }).on('line', options.onLine);
   const lines = createInterface({ input: child.stdout! });
   const ports = await new Promise<{ mp: number; http: number; mqtt: number | null }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('server did not report its ports within 30 s')), 30_000);
@@ -71,7 +72,6 @@ export async function startServerProcess(dataDir: string, extraArgs: string[] = 
         const ev = JSON.parse(line) as { event?: string; mp?: number; http?: number; mqtt?: number | null };
         if (ev.event === 'listening' && typeof ev.mp === 'number') {
           clearTimeout(timer);
-          if (options.onLine) lines.on('line', options.onLine);
           resolve({ mp: ev.mp, http: ev.http ?? 0, mqtt: typeof ev.mqtt === 'number' ? ev.mqtt : null });
         }
       } catch {
