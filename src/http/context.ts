@@ -13,6 +13,7 @@ import type { WebOptions } from './web.js';
 import type { Readiness } from '../hub/readiness.js';
 import type { AbrpLink } from '../store/abrp-store.js';
 import type { SignupService } from '../auth/signup.js';
+import type { AdminSide } from './web-api/admin-figures.js';
 
 /** `/health`, `/ready` and `/metrics` (src/http/ops.ts). */
 export interface OpsContext {
@@ -75,6 +76,8 @@ export interface HttpContext {
   alerts?: { rulesChanged(vehicleId: string): void; placesChanged(ownerId: number): void };
   /** Sign-up and recovery (`--registration`, `--smtp-url`; src/http/web-api/account.ts); none: off, no mail. */
   signup?: SignupContext;
+  /** The operator's page: the server's figures, ending a user's live connections (src/server/admin-side.ts). */
+  admin: AdminSide;
   /** What the embedded MQTT broker offers (null: no embedded broker); known once it listens. */
   mqttInfo: () => MqttInfo | null;
   /** TOTP and passkeys (src/http/web-api/account-security.ts, passkeys.ts). */

@@ -42,6 +42,7 @@ import type { AbrpService } from '../abrp/abrp-service.js';
 import type { VehicleState } from '../mqtt/vehicle-state.js';
 import { ServerMetrics, METRICS_CONTENT_TYPE } from '../metrics/prometheus.js';
 import { AuditLog } from '../auth/audit-log.js';
+import { IngestMeter, ServerAdminSide } from './admin-side.js';
 import { NO_TELEMETRY } from '../hub/telemetry.js';
 import { workerMetrics } from '../metrics/worker-metrics.js';
 import { loadTlsPair, TlsCertificate, type TlsPair } from './tls-certificate.js';
@@ -164,6 +165,8 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
   const { store, stack, tls, certificate, metrics, startedAt, databaseTimeoutMs } = opened;
   const listeners = listenerSpecs(config, tls !== undefined);
   const push = new PushService(store, config.push ?? {}, log, { dataDir: config.dataDir, database: config.database, databaseTimeoutMs, claimer: config.cluster?.nodeId ?? hostname() });
+  // counts the car messages for the operator's page (the rate), passes everything on to the metrics
+  const meter = new IngestMeter(metrics ?? NO_TELEMETRY);
   const hubOptions: HubOptions = {
     serverVersion: SERVER_VERSION,
     messageHistorySeconds: config.messageHistory ?? 2592000,
@@ -172,7 +175,7 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
     commands: config.commands,
     commandLink: config.commandLink,
     notifier: push,
-    telemetry: metrics ?? NO_TELEMETRY,
+    telemetry: meter,
     ...(config.clock ? { now: config.clock } : {}),
   };
   const parts = clusterParts(config.cluster, log, config.cluster ? await store.databaseId() : undefined);
@@ -238,6 +241,9 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
   stack.push('sign-up and recovery', () => signup.service.close());
   let mqttInfo: MqttInfo | null = null;
   let sealKey: Buffer | undefined;
+  const liveStreams = new Set<() => void>();
+  const adminSide = new ServerAdminSide({ hub, store, cluster: parts.cluster, meter, log, version: SERVER_VERSION, startedAt, liveStreams: () => liveStreams.size });
+  stack.push("the operator's figures", () => adminSide.close());
   const httpCtx: HttpContext = {
     commands,
     jobs: new CommandJobs(parts.jobs, hub.commands.options.maxTimeoutMs * (hub.commands.options.maxQueue + 1), Date.now, (err) => log.error({ err }, 'storing a command job failed')),
@@ -254,7 +260,8 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
     cookieNames: [...new Set([config.cookieName ?? 'svcapisession', 'svcapisession'])],
     bodyLimit: config.httpBodyLimit ?? 64 * 1024,
     trustProxy: config.trustProxy ?? [],
-    liveStreams: new Set(),
+    liveStreams,
+    admin: adminSide,
     abrp: abrp.service,
     alerts,
     signup,
@@ -337,6 +344,7 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
   const mqtt: MqttSide = await capped(() => startMqtt(config.mqtt, mqttDeps, tls, listeners));
   stack.push('the MQTT side', () => mqtt.close());
   if (mqtt.broker) {
+    adminSide.attachBroker(mqtt.broker);
     const { ports } = mqtt.broker;
     mqttInfo = {
       ports: { mqtt: ports.mqtt, mqtts: ports.mqtts, ws: ports.mqttWs },

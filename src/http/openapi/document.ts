@@ -91,6 +91,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: 'Integrations', description: 'Home Assistant, MQTT tools and other services fed from the vehicle\'s state (docs/home-assistant.md).' },
       { name: 'Push', description: 'Push subscriptions, targets and the notification history.' },
       { name: 'Alerts', description: "Alerts the server computes from the vehicle's data, and the owner's quiet hours (docs/alerts.md)." },
+      { name: 'Admin', description: "The operator's page: users, vehicles, the server's figures, the audit log; the admin account only (docs/accounts.md)." },
       { name: 'ABRP', description: "A vehicle's live telemetry sent to A Better Route Planner (docs/abrp.md)." },
       { name: 'Own vehicles and sharing', description: 'The vehicles an owner adds, and shares with other users to view or control (docs/accounts.md).' },
       { name: 'MQTT auth', description: 'The HTTP auth backend of a Mosquitto with the HTTP auth plugin.' },

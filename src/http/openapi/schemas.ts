@@ -6,6 +6,7 @@
  */
 import { EPOCH, exact, NULLABLE_EPOCH, ref, UTC_TIME } from './common.js';
 import { DRIVE_SCHEMAS } from './drive-schemas.js';
+import { ADMIN_SCHEMAS } from './admin-schemas.js';
 import { ALERT_SCHEMAS } from './alert-schemas.js';
 import { RECORD_SCHEMAS } from './record-schemas.js';
 import type { Schema } from './types.js';
@@ -149,6 +150,7 @@ export const SCHEMAS: Record<string, Schema> = {
   }),
   // --- web API (docs/web-api.md) ---
   WebSession: exact('The signed-in user and the session\'s CSRF token.', {
+    admin: { type: 'boolean', description: "Whether the session may use the operator's page (the admin account, signed in with its password)." },
     user: { type: 'string' },
     csrf: { type: 'string', minLength: 1 },
     timeout: { ...COUNT, description: 'Seconds without use after which the web session ends (`--web-session-timeout`, 7 days by default).' },
@@ -279,6 +281,7 @@ export const SCHEMAS: Record<string, Schema> = {
   }),
   ...DRIVE_SCHEMAS,
   ...ALERT_SCHEMAS,
+  ...ADMIN_SCHEMAS,
   // --- the other routes ---
   WebConfig: exact("The dashboard's map settings.", { tileUrl: { type: 'string' }, tileAttribution: { type: 'string' } }),
   Health: exact('The process is up.', {

@@ -1,13 +1,16 @@
 /**
  * The table of vts's own calls for the web dashboard and other tools (docs/web-api.md): each
  * call's method and path, its handler with its options (in this folder) and its OpenAPI
- * description (openapi.ts; drives, charges, places, battery and stats: openapi-drives.ts; ABRP: openapi-abrp.ts; alerts: openapi-alerts.ts; own vehicles and shares: openapi-shares.ts; account and second factors: openapi-security.ts; sign-up and recovery: openapi-account.ts). Errors
+ * description (openapi.ts; drives, charges, places, battery and stats: openapi-drives.ts; ABRP: openapi-abrp.ts; alerts: openapi-alerts.ts; own vehicles and shares: openapi-shares.ts; account and second factors: openapi-security.ts; sign-up and recovery: openapi-account.ts; the operator's page: openapi-admin.ts). Errors
  * are `{"error","message"}`.
  */
 import type { ApiGroup } from '../api-call.js';
 import { accountOptions, confirmReset, requestReset, resendVerification, signUp, verifyAccount } from './account.js';
 import { ACCOUNT_DOCS as accountDoc } from './openapi-account.js';
 import { linkAbrp, readAbrp, unlinkAbrp } from './abrp.js';
+import { listUsers, removeUser, userAction } from './admin.js';
+import { listAudit, listVehicles, serverFigures } from './admin-lists.js';
+import { ADMIN_DOCS as adminDoc } from './openapi-admin.js';
 import { addAlert, putAlerts, readAlerts, removeAlert } from './alerts.js';
 import { ALERT_DOCS as alertDoc } from './openapi-alerts.js';
 import { ABRP_DOCS as abrpDoc } from './openapi-abrp.js';
@@ -97,5 +100,14 @@ export const WEB_API: ApiGroup = {
     { method: 'GET', path: '/api/shares/{vehicleId}', route: listShares, doc: shareDoc.listShares },
     { method: 'POST', path: '/api/shares/{vehicleId}', route: addShare, doc: shareDoc.addShare },
     { method: 'DELETE', path: '/api/shares/{vehicleId}/{user}', route: removeShare, doc: shareDoc.removeShare },
+    { method: 'GET', path: '/api/admin/users', route: listUsers, doc: adminDoc.listUsers },
+    { method: 'POST', path: '/api/admin/users/{name}/disable', route: userAction, doc: adminDoc.disableUser },
+    { method: 'POST', path: '/api/admin/users/{name}/enable', route: userAction, doc: adminDoc.enableUser },
+    { method: 'POST', path: '/api/admin/users/{name}/verify', route: userAction, doc: adminDoc.verifyUser },
+    { method: 'POST', path: '/api/admin/users/{name}/reset-password', route: userAction, doc: adminDoc.resetPassword },
+    { method: 'DELETE', path: '/api/admin/users/{name}', route: removeUser, doc: adminDoc.removeUser },
+    { method: 'GET', path: '/api/admin/vehicles', route: listVehicles, doc: adminDoc.listVehicles },
+    { method: 'GET', path: '/api/admin/server', route: serverFigures, doc: adminDoc.server },
+    { method: 'GET', path: '/api/admin/audit', route: listAudit, doc: adminDoc.audit },
   ],
 };

@@ -22,9 +22,13 @@ export function loginThrottled(call: ApiCall, retryAfterSeconds: number) {
 /** A vehicle that is not the caller's: unknown ones and other owners' answer alike (no hint which). */
 export const notYours = (call: ApiCall) => sendError(call.reply, { code: 'VTS_ERR_UNKNOWN_VEHICLE', message: 'no such vehicle among yours' });
 
-/** `timeout`: the idle seconds after which the web session ends (`--web-session-timeout`). */
-const sessionBody = (call: ApiCall, user: string, csrf: string) =>
-  sendJson(call.reply, 200, { csrf, timeout: Math.round(call.ctx.sessions.timeouts.webMs / 1000), user });
+/**
+ * `timeout`: the idle seconds after which the web session ends (`--web-session-timeout`); `admin`:
+ * the session may use the operator's page (the admin account, signed in with its password or a
+ * passkey, not a token).
+ */
+const sessionBody = (call: ApiCall, user: string, csrf: string, admin: boolean) =>
+  sendJson(call.reply, 200, { admin, csrf, timeout: Math.round(call.ctx.sessions.timeouts.webMs / 1000), user });
 
 export const signIn: ApiRoute = {
   public: true,
@@ -52,7 +56,7 @@ export const signIn: ApiRoute = {
  * Opens a web session for a signed-in owner (the password sign-in here, the passkey one in
  * passkeys.ts): the old session of the request's cookie ends, the cookie is set, the body says who.
  */
-export async function startWebSession(call: ApiCall, owner: { id: number; name: string }, permit: string, tokenHash: string | undefined, via: string) {
+export async function startWebSession(call: ApiCall, owner: { id: number; name: string; admin?: boolean }, permit: string, tokenHash: string | undefined, via: string) {
   const { ctx, req, reply } = call;
   const old = sessionCookie(req.headers.cookie, ctx.cookieNames);
   if (old) await ctx.sessions.end(old);
@@ -61,7 +65,7 @@ export async function startWebSession(call: ApiCall, owner: { id: number; name: 
   reply.header('Set-Cookie', `${ctx.cookieNames[0]}=${s.id}; Path=/; HttpOnly; SameSite=Strict${secure}`);
   ctx.log.info({ user: owner.name, via }, 'web sign-in');
   await ctx.audit.record({ action: 'session.signin', actor: owner.name, via: 'web', target: owner.name, detail: { client: clientAddress(req), with: via } });
-  return sessionBody(call, owner.name, s.csrf ?? '');
+  return sessionBody(call, owner.name, s.csrf ?? '', owner.admin === true && tokenHash === undefined);
 }
 
 /**
@@ -70,10 +74,11 @@ export async function startWebSession(call: ApiCall, owner: { id: number; name: 
  */
 export const whoAmI: ApiRoute = {
   jsonUnauthorized: true,
-  handler(call) {
+  async handler(call) {
     const s = call.principal.session;
     if (!s?.csrf) return sendError(call.reply, { code: 'VTS_ERR_AUTH', message: 'not signed in' });
-    return sessionBody(call, s.ownerName, s.csrf);
+    const owner = s.tokenHash === undefined ? await call.ctx.store.getOwnerById(s.ownerId) : undefined;
+    return sessionBody(call, s.ownerName, s.csrf, owner?.admin === true);
   },
 };
 
