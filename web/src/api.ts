@@ -162,6 +162,9 @@ async function call<T>(path: string, opts: CallOptions = {}, retried = false): P
   throw err;
 }
 
+/** The authenticated call, for the API clients of other parts of the dashboard (sharing-api.ts). */
+export { call as apiCall };
+
 // --- sessions (docs/web-api.md) ---
 
 /** The current session (user and CSRF token), or null when not signed in. */

@@ -37,7 +37,7 @@ const CODE_TEXT: Readonly<Partial<Record<ErrorCode | 'NETWORK', Sentence>>> = {
   VTS_ERR_UNKNOWN_VEHICLE: () => 'This vehicle is not one of yours, or does not exist.',
   VTS_ERR_AUTH: (s) => (s === 401 ? 'Wrong user name or password, or the session has ended.' : 'The password is wrong, or this sign-in may not do that.'),
   VTS_ERR_CSRF: () => 'The page’s security token is out of date. Reload the page and try again.',
-  VTS_ERR_FORBIDDEN: () => 'Your sign-in may not do this.',
+  VTS_ERR_FORBIDDEN: (_s, d) => withDetail('Your sign-in may not do this', d),
   VTS_ERR_ABRP_OFF: () => 'This server does not send data to ABRP: its operator has not set it up (--abrp-api-key).',
   VTS_ERR_LOGIN_THROTTLED: (_s, d) => {
     const wait = /(\d+) s\b/.exec(d)?.[1];

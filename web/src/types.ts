@@ -31,6 +31,9 @@ export interface OverviewRow {
   units: string | null;
   chargeState: string | null;
   charging: boolean | null;
+  /** `owner`: the user's own; `view` or `control`: shared with the user by `owner` */
+  access?: 'owner' | 'control' | 'view';
+  owner?: string;
 }
 
 /**

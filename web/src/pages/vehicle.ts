@@ -178,6 +178,18 @@ export function vehiclePage(routeId: string, initialTab: VehicleTab, initialItem
     panels.clear();
   }
 
+  /**
+   * A vehicle shared with the user: only the owner has its alerts, notifications and ABRP link;
+   * a `view` share sends no command (no Console). The tabs it may not use are hidden.
+   */
+  function limitTabs(access: 'owner' | 'control' | 'view', owner: string): void {
+    if (access === 'owner') return;
+    const hidden = new Set<VehicleTab>(['alerts', 'notifications', 'abrp', ...(access === 'view' ? (['console'] as const) : [])]);
+    for (const [t, a] of tabLinks) a.hidden = hidden.has(t);
+    conn.append(h('span', { class: 'badge shared-badge', 'data-testid': 'vehicle-shared' }, `shared by ${owner} · ${access}`));
+    if (hidden.has(wanted)) wanted = 'live';
+  }
+
   /** The vehicle is not the user's: one message, nothing more is called. */
   function showNotFound(): void {
     stop();
@@ -213,6 +225,7 @@ export function vehiclePage(routeId: string, initialTab: VehicleTab, initialItem
     page.title = named ? row.name : row.id;
     document.title = `${page.title} · vts`;
     showLink({ online: row.online, link: row.link, apps: row.apps, batches: row.batches });
+    limitTabs(row.access ?? 'owner', row.owner ?? '');
     replace(body);
     ready = true;
     stream.subscribe({

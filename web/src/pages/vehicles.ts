@@ -1,15 +1,21 @@
-/** Vehicles: `GET /api/overview`, refreshed every 10 s; a row opens the vehicle. */
+/**
+ * Vehicles: `GET /api/overview`, refreshed every 10 s; a row opens the vehicle. A vehicle shared
+ * with the user is marked with its owner and access. Below: adding a vehicle, and each own
+ * vehicle's settings and sharing (vehicle-settings.ts).
+ */
 import { ApiError, overview } from '../api';
 import { h, on, replace, setText } from '../dom';
 import { DASH, ageText, distanceUnit, fmt, linkLabel, linkTitle, timeText } from '../format';
 import { go, href, type Page } from '../router';
 import type { OverviewRow } from '../types';
+import { addVehicleForm, vehicleSettings } from './vehicle-settings';
 
 const REFRESH_MS = 10_000;
 
 interface RowRefs {
   tr: HTMLTableRowElement;
   name: HTMLElement;
+  shared: HTMLElement;
   link: HTMLElement;
   state: HTMLElement;
   apps: HTMLElement;
@@ -29,6 +35,7 @@ function cell(label: (typeof COLUMNS)[number], ...content: (Node | string)[]): H
 
 function makeRow(id: string): RowRefs {
   const name = h('span', { class: 'sub' });
+  const shared = h('span', { class: 'sub shared-note', 'data-testid': 'row-shared', hidden: true });
   const link = h('span', { class: 'badge', 'data-testid': 'row-link' });
   const state = h('span', { 'data-testid': 'row-state' });
   const apps = h('span', {});
@@ -40,7 +47,7 @@ function makeRow(id: string): RowRefs {
   const tr = h(
     'tr',
     { class: 'clickable', 'data-testid': 'vehicle-row', 'data-vehicle': id },
-    cell('Vehicle', h('a', { href: href({ name: 'vehicle', id, tab: 'live' }), class: 'vehicle-id' }, id), name),
+    cell('Vehicle', h('a', { href: href({ name: 'vehicle', id, tab: 'live' }), class: 'vehicle-id' }, id), name, shared),
     cell('Link', link),
     cell('State', state),
     cell('Apps', apps),
@@ -56,11 +63,15 @@ function makeRow(id: string): RowRefs {
       go({ name: 'vehicle', id, tab: 'live' });
     },
   });
-  return { tr, name, link, state, apps, age, soc, socMeter, range, charge };
+  return { tr, name, shared, link, state, apps, age, soc, socMeter, range, charge };
 }
 
 function fillRow(r: RowRefs, v: OverviewRow): void {
   setText(r.name, v.name && v.name !== v.id ? v.name : '');
+  const sharedBy = v.access !== undefined && v.access !== 'owner';
+  setText(r.shared, sharedBy ? `shared by ${v.owner ?? '?'} · ${v.access}` : '');
+  r.shared.hidden = !sharedBy;
+  r.tr.dataset.access = v.access ?? 'owner';
   setText(r.link, linkLabel(v.link, v.online));
   r.link.title = linkTitle(v.link, v.online);
   r.link.dataset.link = v.link ?? 'offline';
@@ -96,15 +107,21 @@ export function vehiclesPage(): Page {
     'div',
     { class: 'empty', hidden: true },
     h('p', {}, 'No vehicles yet.'),
-    h('p', { class: 'muted' }, 'Add one on the server: ', h('code', {}, 'vts vehicle add <ID> --owner <user> --password <car password>')),
+    h('p', { class: 'muted' }, 'Add one below with its id and the car password you give the module.'),
   );
-  const el = h('section', { class: 'page' }, h('div', { class: 'page-head' }, h('h1', {}, 'Vehicles'), status), error, table, empty);
+  const manage = vehicleSettings(() => void refresh());
+  const add = addVehicleForm(() => {
+    void refresh();
+    manage.reload();
+  });
+  const el = h('section', { class: 'page' }, h('div', { class: 'page-head' }, h('h1', {}, 'Vehicles'), status), error, table, empty, add, manage.el);
 
   const rows = new Map<string, RowRefs>();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let alive = true;
 
   async function refresh(): Promise<void> {
+    clearTimeout(timer);
     try {
       const list = await overview();
       if (!alive) return;
