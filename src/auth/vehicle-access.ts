@@ -5,6 +5,7 @@
  * the next request on every node. The HTTP calls, the MP app login and the MQTT ACL ask here.
  */
 import { accessOf, allows, type Access, type Need } from '../core/auth/vehicle-access.js';
+import { shareAllows, shareReceives, vehicleOfTopic } from '../core/mqtt/share-acl.js';
 import type { Store, Vehicle } from '../store/store.js';
 
 export interface VehicleAccess {
@@ -32,4 +33,20 @@ export async function visibleVehicles(store: Store, userId: number): Promise<Veh
 export async function userMay(store: Store, userId: number, vehicleId: string, need: Need): Promise<boolean> {
   const a = await vehicleAccess(store, userId, vehicleId);
   return a !== undefined && allows(a.access, need);
+}
+
+/**
+ * Whether the user `userName` may use an MQTT topic of a vehicle shared with it (the Mosquitto
+ * auth plugin's ACL, src/http/mqapi/routes.ts; the embedded broker asks src/mqtt/shared-vehicles.ts):
+ * read (subscribe, and receive when `deliver`) or write (publish). Store read at each call.
+ */
+export async function sharedTopicAllowed(store: Store, userName: string, topic: string, mode: 'read' | 'write', deliver: boolean): Promise<boolean> {
+  const t = vehicleOfTopic(topic);
+  if (!t || t.owner === userName) return false;
+  const user = await store.getOwnerByName(userName);
+  if (!user) return false;
+  const a = await vehicleAccess(store, user.id, t.vehicleId);
+  if (!a || a.access === 'owner' || a.vehicle.ownerName !== t.owner) return false;
+  if (!shareAllows(a.access, t.rest, mode)) return false;
+  return mode === 'write' || !deliver || shareReceives(a.access, t.rest);
 }

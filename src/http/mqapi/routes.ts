@@ -8,12 +8,14 @@
  * - `/mqapi/superuser` (`username`): 404 `Username required`; 200 `Is a superuser` for the
  *   configured `--mqtt-superuser`, else 403 `Not a superuser`;
  * - `/mqapi/acl` (`username`, `topic`): 200 `Superuser acl is permitted`, 200 `Access granted` for
- *   the user's own prefix `ovms/<username>/`, else 403 `Access denied` (src/core/mqtt/acl.ts); a
+ *   the user's own prefix `ovms/<username>/` and the topics of a vehicle shared with it (read;
+ *   control: its command topics), else 403 `Access denied` (src/core/mqtt/acl.ts, share-acl.ts); a
  *   config read request is denied for `acc` 2/3 (write) and for a missing `acc`, allowed to read.
  * Any other method: 404 `Unrecognised API call`.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateUser } from '../../auth/authenticate.js';
+import { sharedTopicAllowed } from '../../auth/vehicle-access.js';
 import { userAccount } from '../../auth/login-guard.js';
 import { hasRight } from '../../core/auth/rights.js';
 import { pluginAccess, topicAccess } from '../../core/mqtt/acl.js';
@@ -59,7 +61,11 @@ export async function mqapi(ctx: HttpContext, req: FastifyRequest, reply: Fastif
     default: {
       const decision = topicAccess(username, params.topic ?? '', ctx.mqttSuperuser, pluginAccess(params.acc));
       if (decision === 'superuser') return empty(reply, 200, 'Superuser acl is permitted');
-      return decision === 'granted' ? empty(reply, 200, 'Access granted') : empty(reply, 403, 'Access denied');
+      if (decision === 'granted') return empty(reply, 200, 'Access granted');
+      // a vehicle shared with the user (docs/accounts.md "Sharing"): `acc` 1 is a delivery
+      const mode = pluginAccess(params.acc);
+      const shared = username !== '' && (await sharedTopicAllowed(ctx.store, username, params.topic ?? '', mode, params.acc === '1'));
+      return shared ? empty(reply, 200, 'Access granted') : empty(reply, 403, 'Access denied');
     }
   }
 }
