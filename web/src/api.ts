@@ -59,7 +59,7 @@ export class ApiError extends Error {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-interface CallOptions {
+export interface CallOptions {
   method?: Method;
   /** a JSON body */
   json?: unknown;
@@ -195,16 +195,28 @@ export async function checkSession(): Promise<boolean> {
   }
 }
 
-export async function signIn(username: string, password: string): Promise<SessionInfo> {
+/** Signs in; `code`: the TOTP or recovery code of an account that asks for one (`VTS_ERR_TOTP_REQUIRED`). */
+export async function signIn(username: string, password: string, code?: string): Promise<SessionInfo> {
   try {
-    return adopt(await call<SessionInfo>('/api/session', { method: 'POST', json: { username, password }, sessionCall: true }));
+    const json = code === undefined ? { username, password } : { username, password, code };
+    return adopt(await call<SessionInfo>('/api/session', { method: 'POST', json, sessionCall: true }));
   } catch (err) {
-    if (err instanceof ApiError && err.status === 401) {
+    // the second factor's answers keep their own sentences (the page asks for the code)
+    if (err instanceof ApiError && err.status === 401 && err.code !== 'VTS_ERR_TOTP_REQUIRED' && err.code !== 'VTS_ERR_TOTP_INVALID') {
       throw new ApiError(401, err.code, 'Wrong user name or password.', err.detail);
     }
     throw err;
   }
 }
+
+/**
+ * A call of the account's security part (web/src/security-api.ts): the same client, with its
+ * session handling; `sessionCall` for the calls whose 401 is a wrong code, not a session ended.
+ */
+export const securityCall = <T>(path: string, opts: CallOptions = {}): Promise<T> => call<T>(path, opts);
+
+/** Adopts the session a sign-in other than the password's opened (a passkey's). */
+export const adoptSession = (s: SessionInfo): SessionInfo => adopt(s);
 
 export async function signOut(): Promise<void> {
   try {

@@ -71,6 +71,11 @@ const CODE_TEXT: Readonly<Partial<Record<ErrorCode | 'NETWORK', Sentence>>> = {
   VTS_ERR_INVITE_INVALID: () => 'The invitation code is unknown, used up or expired.',
   VTS_ERR_TOKEN_INVALID: () => 'This link is unknown, was used already or has expired. Ask for a new one.',
   VTS_ERR_MAIL_OFF: () => 'This server cannot send mail, so it cannot do this. Ask its operator.',
+  // a second factor (docs/accounts.md)
+  VTS_ERR_TOTP_REQUIRED: () => 'Enter the 6-digit code of your authenticator app.',
+  VTS_ERR_TOTP_INVALID: () => 'That code is wrong or was used already. Wait for the next code and try again.',
+  VTS_ERR_PASSKEY_INVALID: (_s, d) => withDetail('The passkey could not be verified', d),
+  VTS_ERR_CONFLICT: (_s, d) => withDetail('Not possible just now', d),
   // the dashboard's own
   NETWORK: () => 'The server cannot be reached. Check the connection and try again.',
 };

@@ -1,10 +1,11 @@
-/** Account: API tokens (list, create — shown once —, revoke), push notifications (push-section.ts) and the password. */
+/** Account: API tokens (list, create — shown once —, revoke), push notifications (push-section.ts), the password and the security settings (security.ts). */
 import { ApiError, changePassword, createToken, currentUser, revokeToken, tokens } from '../api';
 import { field, h, on, replace, setText } from '../dom';
 import { utcText } from '../format';
 import type { Page } from '../router';
 import type { TokenRow } from '../types';
 import { pushSection } from './push-section';
+import { securitySection } from './security';
 // the server's rule for account passwords (also `vts user add|passwd` and POST /api/password)
 import { MIN_PASSWORD_LENGTH as MIN_PASSWORD } from '../../../src/core/auth/password-rule';
 
@@ -267,6 +268,7 @@ function passwordSection(): HTMLElement {
 export function accountPage(): Page {
   const tokenPart = tokensSection();
   const pushPart = pushSection();
+  const securityPart = securitySection();
   const el = h(
     'section',
     { class: 'page account' },
@@ -274,6 +276,7 @@ export function accountPage(): Page {
     tokenPart.el,
     pushPart.el,
     passwordSection(),
+    securityPart.el,
   );
   return {
     el,
@@ -281,6 +284,7 @@ export function accountPage(): Page {
     destroy: () => {
       tokenPart.destroy();
       pushPart.destroy();
+      securityPart.destroy();
     },
   };
 }

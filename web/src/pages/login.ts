@@ -1,8 +1,12 @@
-/** Sign-in: user name and password → `POST /api/session`. */
+/**
+ * Sign-in: user name and password → `POST /api/session`; then the code of the second factor when
+ * the account asks for one, or a passkey instead of both (sign-in-factors.ts).
+ */
 import { ApiError, signIn } from '../api';
 import { accountOptions } from '../account-api';
 import { field, h, on, setText } from '../dom';
 import type { Page } from '../router';
+import { codeStep, passkeySignIn } from './sign-in-factors';
 
 export interface LoginOptions {
   /** a note to show above the form (signed out, session ended) */
@@ -35,8 +39,11 @@ export function loginPage(opts: LoginOptions): Page {
   const note = h('p', { class: 'note', role: 'status' }, opts.note);
   note.hidden = opts.note === '';
 
+  const code = codeStep();
+  // another user name or password: the code step starts over
+  for (const input of [username, password]) on(input, { input: () => code.shown && code.reset() });
   const form = on(
-    h('form', { class: 'stack', novalidate: true }, field('User name', username), field('Password', password), error, submit),
+    h('form', { class: 'stack', novalidate: true }, field('User name', username), field('Password', password), code.el, error, submit),
     {
       submit: (ev) => {
         ev.preventDefault();
@@ -51,16 +58,28 @@ export function loginPage(opts: LoginOptions): Page {
       showError('Enter your user name and password.');
       return;
     }
+    if (code.shown && code.input.value.trim() === '') {
+      showError('Enter the code.');
+      code.input.focus();
+      return;
+    }
     submit.disabled = true;
     setText(submit, 'Signing in…');
     try {
-      await signIn(username.value.trim(), password.value);
+      await signIn(username.value.trim(), password.value, code.shown ? code.input.value.trim() : undefined);
       password.value = '';
       opts.onSignedIn();
     } catch (err) {
-      showError(err instanceof ApiError ? err.message : 'Signing in failed.');
-      resendHint.hidden = !(err instanceof ApiError && err.code === 'VTS_ERR_UNVERIFIED');
-      password.select();
+      if (err instanceof ApiError && err.code === 'VTS_ERR_TOTP_REQUIRED') {
+        code.show();
+      } else if (err instanceof ApiError && err.code === 'VTS_ERR_TOTP_INVALID') {
+        showError(err.message);
+        code.input.select();
+      } else {
+        showError(err instanceof ApiError ? err.message : 'Signing in failed.');
+        resendHint.hidden = !(err instanceof ApiError && err.code === 'VTS_ERR_UNVERIFIED');
+        password.select();
+      }
     } finally {
       submit.disabled = false;
       setText(submit, 'Sign in');
@@ -81,7 +100,7 @@ export function loginPage(opts: LoginOptions): Page {
     if (o.registration !== 'off') items.push(h('a', { href: '#/signup', 'data-testid': 'login-signup' }, 'Create an account'));
     links.replaceChildren(...items.flatMap((a, i) => (i === 0 ? [a] : [document.createTextNode(' · '), a])));
   });
-  const el = h('section', { class: 'card narrow login' }, h('h1', {}, 'Sign in to vts'), note, form, resendHint, links);
+  const el = h('section', { class: 'card narrow login' }, h('h1', {}, 'Sign in to vts'), note, form, passkeySignIn(opts.onSignedIn, showError), resendHint, links);
   queueMicrotask(() => (opts.username ? password : username).focus());
   return { el, title: 'Sign in' };
 }
