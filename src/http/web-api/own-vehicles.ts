@@ -10,7 +10,7 @@ import { visibleVehicles } from '../../auth/vehicle-access.js';
 import { CAR_PASSWORD, MAX_VEHICLE_NAME, VEHICLE_ID } from '../../core/auth/identifier-rules.js';
 import { isVtsError } from '../../errors.js';
 import type { Vehicle } from '../../store/store.js';
-import { audit } from '../../util/audit.js';
+import type { AuditAction } from '../../auth/audit-log.js';
 import { isRefusal, ownVehicle, refuse, type ApiCall, type ApiRoute } from '../api-call.js';
 import { clientAddress } from '../params.js';
 import { sendError, sendJson, status } from '../reply.js';
@@ -19,6 +19,17 @@ import { badInput, notFound } from './sessions-common.js';
 
 /** The rights that change an account's vehicles and their shares (a login with `*` has them). */
 export const VEHICLE_RIGHTS = ['vehicle.admin', 'admin'] as const;
+
+/** Records an owner's action on a vehicle in the audit log (src/auth/audit-log.ts; never a secret). */
+export function record(call: ApiCall, action: AuditAction, vehicleId: string, detail: Record<string, string | number | boolean>): Promise<void> {
+  return call.ctx.audit.record({
+    action,
+    actor: call.principal.ownerName,
+    via: call.principal.session?.csrf ? 'web' : 'api',
+    target: vehicleId,
+    detail: { ...detail, client: clientAddress(call.req) },
+  });
+}
 
 /** The most vehicles one account may add itself (the operator's CLI is not bound). */
 export const MAX_OWN_VEHICLES = 100;
@@ -79,7 +90,7 @@ export const addOwnVehicle: ApiRoute = {
       if (isVtsError(err, 'VTS_ERR_DUPLICATE_VEHICLE')) return sendError(call.reply, { code: 'VTS_ERR_DUPLICATE_VEHICLE', message: `the id ${id.toUpperCase()} is taken: choose another` });
       throw err;
     }
-    audit(ctx.log, 'vehicle.add', principal.ownerName, 'http', { vehicle: v.id, owner: principal.ownerName, client: clientAddress(call.req) });
+    await record(call, 'vehicle.add', v.id, {});
     return sendJson(call.reply, 201, vehicleJson(ctx, v, 'owner'));
   },
 };
@@ -109,7 +120,7 @@ async function ownedOf(call: ApiCall): Promise<Vehicle | undefined> {
 export const changeOwnVehicle: ApiRoute = {
   rights: VEHICLE_RIGHTS,
   async handler(call) {
-    const { ctx, principal } = call;
+    const { ctx } = call;
     if (call.args.length !== 2) return notFound(call, 'PUT /api/account/vehicles/<vehicle>');
     const v = await ownedOf(call);
     if (!v) return call.reply;
@@ -120,7 +131,7 @@ export const changeOwnVehicle: ApiRoute = {
     if (problem) return badInput(call, problem);
     const changed = await ctx.store.updateVehicle(v.id, { ...(name === undefined ? {} : { name }), ...(password === undefined ? {} : { carPassword: password }) });
     if (!changed) return notYours(call);
-    audit(ctx.log, 'vehicle.change', principal.ownerName, 'http', { vehicle: v.id, renamed: name !== undefined, password: password !== undefined, client: clientAddress(call.req) });
+    await record(call, 'vehicle.change', v.id, { renamed: name !== undefined, password: password !== undefined });
     return sendJson(call.reply, 200, vehicleJson(ctx, changed, 'owner'));
   },
 };
@@ -131,7 +142,7 @@ const confirmation = (call: ApiCall): string => field(call, 'confirm') ?? call.p
 export const removeOwnVehicle: ApiRoute = {
   rights: VEHICLE_RIGHTS,
   async handler(call) {
-    const { ctx, principal } = call;
+    const { ctx } = call;
     if (call.args.length !== 2) return notFound(call, 'DELETE /api/account/vehicles/<vehicle>');
     const v = await ownedOf(call);
     if (!v) return call.reply;
@@ -141,7 +152,7 @@ export const removeOwnVehicle: ApiRoute = {
     const shares = await ctx.store.shares.listShares(v.id);
     if (!(await ctx.store.removeVehicle(v.id))) return notYours(call);
     for (const s of shares) ctx.hub.access.revoke(v.id, s.userId);
-    audit(ctx.log, 'vehicle.remove', principal.ownerName, 'http', { vehicle: v.id, client: clientAddress(call.req) });
+    await record(call, 'vehicle.remove', v.id, {});
     return status(call.reply, 204).send();
   },
 };

@@ -8,11 +8,9 @@
  */
 import { USER_NAME } from '../../core/auth/identifier-rules.js';
 import { SHARE_ACCESS, type Share, type ShareAccess } from '../../store/shares-store.js';
-import { audit } from '../../util/audit.js';
 import { isRefusal, ownVehicle, refuse, type ApiCall, type ApiRoute } from '../api-call.js';
-import { clientAddress } from '../params.js';
 import { sendError, sendJson, status } from '../reply.js';
-import { VEHICLE_RIGHTS } from './own-vehicles.js';
+import { record, VEHICLE_RIGHTS } from './own-vehicles.js';
 import { notYours } from './session.js';
 import { badInput, notFound } from './sessions-common.js';
 
@@ -68,7 +66,7 @@ export const addShare: ApiRoute = {
     const share = await ctx.store.shares.putShare(v.id, user.id, access, ctx.hub.seconds());
     // a lesser access takes effect at once on the connections opened with the old one
     if (before !== undefined && before !== access) ctx.hub.access.revoke(v.id, user.id);
-    audit(ctx.log, 'share.add', principal.ownerName, 'http', { vehicle: v.id, user: user.name, access, client: clientAddress(call.req) });
+    await record(call, 'share.add', v.id, { user: user.name, access });
     return sendJson(call.reply, before === undefined ? 201 : 200, shareJson(share));
   },
 };
@@ -76,14 +74,14 @@ export const addShare: ApiRoute = {
 export const removeShare: ApiRoute = {
   rights: VEHICLE_RIGHTS,
   async handler(call) {
-    const { ctx, principal } = call;
+    const { ctx } = call;
     if (call.args.length !== 2) return notFound(call, 'DELETE /api/shares/<vehicle>/<user>');
     const v = await owned(call);
     if (!v) return call.reply;
     const user = await ctx.store.getOwnerByName(call.args[1] ?? '');
     if (!user || !(await ctx.store.shares.removeShare(v.id, user.id))) return notFound(call, 'the vehicle is not shared with that user');
     ctx.hub.access.revoke(v.id, user.id);
-    audit(ctx.log, 'share.remove', principal.ownerName, 'http', { vehicle: v.id, user: user.name, client: clientAddress(call.req) });
+    await record(call, 'share.revoke', v.id, { user: user.name });
     return status(call.reply, 204).send();
   },
 };

@@ -81,6 +81,17 @@ test('shares: add, change, list, revoke; only the owner; an unknown user is 404'
   assert.equal((await h.asDemo('/api/shares/DEMO1/carol', { method: 'DELETE' })).status, 204);
   assert.equal((await h.asDemo('/api/shares/DEMO1/carol', { method: 'DELETE' })).status, 404);
   assert.equal((await as(h, CAROL, '/api/shares/OTHER')).status, 403);
+  // the audit log has each action, never a secret
+  const log = await h.t.server.store.audit.list({ limit: 50, target: 'DEMO1' });
+  assert.deepEqual(
+    log.map((e) => [e.action, e.actor, e.detail.user, e.detail.access ?? null]).reverse(),
+    [
+      ['share.add', 'demo', 'bob', 'view'],
+      ['share.add', 'demo', 'bob', 'control'],
+      ['share.add', 'demo', 'carol', 'view'],
+      ['share.revoke', 'demo', 'carol', null],
+    ],
+  );
 });
 
 test('a view user reads everything but commands, changes, shares on, sees the car password or other shares: never', async (ctx) => {
