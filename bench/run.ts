@@ -4,11 +4,12 @@
  * `vts serve` child process (this process is the load generator).
  *
  *   npm run bench -- [--cars 50] [--apps 0] [--seconds 10] [--idle 10000] [--http-seconds 10] [--command-vehicles 100]
- *                    [--mqtt-vehicles 50] [--mqtt-samples 200] [--only ingest|http|command|mqtt|push|idle|cluster|import|sessions|ha|alerts] [--database URL]
+ *                    [--mqtt-vehicles 50] [--mqtt-samples 200] [--only ingest|http|command|mqtt|push|idle|cluster|import|sessions|ha|alerts|history] [--database URL]
  *                    [--redis redis://127.0.0.1:6379] [--cluster-samples 1000] [--http-load wrk|autocannon]
  *                    [--push-subscriptions 1000] [--push-vehicles 100] [--push-alerts 5] [--push-rounds 3] [--push-delay 50]
  *                    [--import-rows 1000000] [--rebuild-rows 1000000] [--ha-vehicles 1000] [--ha-reps 5]
  *                    [--alerts-cycle 20] [--nat-cars 2000] [--fleet-idle-seconds 30]
+ *                    [--history-rows 10000000] [--history-vehicles 1000] [--history-expired N] [--history-samples 400]
  *   npm run bench -- --only fleet [--cars 19000]   (only when asked for: needs as many open files as cars)
  */
 import { execFileSync } from 'node:child_process';
@@ -32,6 +33,7 @@ import { reportPush, runPushBench } from './push.js';
 import { fillHistory, reportSessions, runDrivesList, runRebuild, runSessionsIngest, seedDrives, SESSIONS_ROUNDS } from './sessions.js';
 import { HA_ROUNDS, reportHa, runHaAnnounce, runHaIngest, seedHaVehicles, settledRss } from './ha.js';
 import { ALERTS_CYCLE, ALERTS_ROUNDS, reportAlerts, runAlertsIngest } from './alerts.js';
+import { BUSY_ROWS_PER_DAY, reportHistory, runHistoryBench } from './history.js';
 import { redisProblem } from './lib/bench-cluster.js';
 import { loadTool } from './lib/http-load.js';
 import { reportFleet, runFleet } from './fleet.js';
@@ -63,6 +65,10 @@ const { values } = parseArgs({
     'alerts-cycle': { type: 'string', default: String(ALERTS_CYCLE) },
     'nat-cars': { type: 'string', default: '2000' },
     'fleet-idle-seconds': { type: 'string', default: '30' },
+    'history-rows': { type: 'string', default: '10000000' },
+    'history-vehicles': { type: 'string', default: '1000' },
+    'history-expired': { type: 'string' },
+    'history-samples': { type: 'string', default: '400' },
   },
 });
 const CARS = Number(values.cars ?? 50);
@@ -81,6 +87,8 @@ const PUSH_VEHICLES = Number(values['push-vehicles']);
 const PUSH_ALERTS = Number(values['push-alerts']);
 const PUSH_ROUNDS = Number(values['push-rounds']);
 const PUSH_DELAY = Number(values['push-delay']);
+const HISTORY_ROWS = Number(values['history-rows']);
+const HISTORY_VEHICLES = Number(values['history-vehicles']);
 const PASSWORD = 'BENCHPASS';
 const USER_PASSWORD = 'bench-password';
 const TOKEN = newApiToken();
@@ -125,8 +133,9 @@ async function main(): Promise<void> {
       !wanted || wanted === 'ha' ? 2 * HA_ROUNDS * CARS : 1, // ha: the ingest cars of each round (its 1,000 announced vehicles have an owner of their own)
       !wanted || wanted === 'alerts' ? 2 * ALERTS_ROUNDS * CARS : 1, // alerts: the ingest cars of each round
       wanted === 'fleet' ? Math.max(FLEET_CARS, NAT_CARS) : 1, // fleet (only when asked for): its cars, and the NAT cars
+      !wanted || wanted === 'history' ? HISTORY_VEHICLES + CARS : 1, // history: the vehicles with history, then the ingest cars
       wanted === 'fleet' ||
-      wanted === 'ingest' || wanted === 'http' || wanted === 'command' || wanted === 'mqtt' || wanted === 'push' || wanted === 'cluster' || wanted === 'import' || wanted === 'sessions' || wanted === 'ha' || wanted === 'alerts'
+      wanted === 'ingest' || wanted === 'http' || wanted === 'command' || wanted === 'mqtt' || wanted === 'push' || wanted === 'cluster' || wanted === 'import' || wanted === 'sessions' || wanted === 'ha' || wanted === 'alerts' || wanted === 'history'
         ? 1
         : IDLE,
     );
@@ -322,6 +331,24 @@ async function main(): Promise<void> {
         retryMaxMs: 10_000,
       });
       reports.push(reportFleet(r));
+    }
+    if (!wanted || wanted === 'history') {
+      // a day's expired rows: what HISTORY_VEHICLES busy cars write in a day at the firmware's rate
+      const expired = values['history-expired'] === undefined ? Math.min(HISTORY_VEHICLES * BUSY_ROWS_PER_DAY, Math.floor(HISTORY_ROWS / 2)) : Number(values['history-expired']);
+      process.stderr.write(`History: ${HISTORY_ROWS} rows over ${HISTORY_VEHICLES} vehicles, GET /api/historical latency, the purge of ${expired} expired rows during MP ingest of ${CARS} cars...\n`);
+      const r = await runHistoryBench({
+        dataDir,
+        database: DATABASE.url,
+        start: (onLogLine) => startServerProcess(dataDir, [...DATABASE.args, '--rate-limit-burst', '0', '--log-level', 'info'], { onLine: onLogLine }),
+        account: ACCOUNT,
+        historyIds: ids.slice(0, HISTORY_VEHICLES),
+        ingestIds: ids.slice(HISTORY_VEHICLES, HISTORY_VEHICLES + CARS),
+        carPassword: PASSWORD,
+        rows: HISTORY_ROWS,
+        expired,
+        samples: Number(values['history-samples']),
+      });
+      reports.push(reportHistory(r));
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });

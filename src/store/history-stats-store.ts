@@ -2,9 +2,10 @@
  * What the database makes of the historical records at scale (issue 32, `npm run bench -- --only
  * history`, docs/capacity.md "History"), part of the Store on both databases (`store.historyStats`):
  * the plan of each historical read and of the expiry purge, with the indexes they use, and the
- * space the table and each of its indexes take. Reads only, for the benchmark, the plan tests and
- * an operator sizing a database.
+ * space the table and each of its indexes take, for the benchmark, the plan tests and an operator
+ * sizing a database; and a bulk write for filling a database fast (the benchmark and tests only).
  */
+import type { HistoricalRecord } from './types.js';
 
 /** One statement as the database plans it. */
 export interface HistoryPlan {
@@ -28,6 +29,13 @@ export interface HistoryStorage {
 export interface HistoryStatsStore {
   plans(): Promise<HistoryPlan[]>;
   storage(): Promise<HistoryStorage>;
+  /**
+   * Benchmark and tests only: upserts the records (of existing vehicles; each key at most once) in one transaction, a
+   * direct write past the write-behind buffer, with no read of the stored rows (what `vts import`'s
+   * putRows does first). Millions of rows in seconds to fill a database for
+   * `npm run bench -- --only history`; the server's writes go through `addHistorical`.
+   */
+  insertMany(records: readonly HistoricalRecord[]): Promise<void>;
 }
 
 /** The index names of `historical` that a plan's lines mention. */

@@ -44,3 +44,20 @@ test('the space of the table and of each index', async (t) => {
   );
   for (const i of s.indexes) assert.ok(i.bytes > 0, i.name);
 });
+
+test('insertMany: one write of many records, an upsert, records of unknown vehicles dropped', async (t) => {
+  const { store } = await freshStore(t);
+  await seed(store);
+  const rec = (time: number, data: string, vehicleId = 'DEMO1') => ({ vehicleId, type: 'D', recordNumber: 0, time, data, expires: 9999 });
+  await store.historyStats.insertMany([rec(1, 'a'), rec(2, 'b'), rec(3, 'c', 'NOSUCHCAR')]);
+  await store.historyStats.insertMany([rec(2, 'B'), rec(4, 'd')]);
+  assert.deepEqual(
+    (await store.getHistorical('DEMO1', 'D', 0)).map((r) => [r.time, r.data]),
+    [
+      [1, 'a'],
+      [2, 'B'],
+      [4, 'd'],
+    ],
+  );
+  assert.equal((await store.historyStats.storage()).rows, 3);
+});

@@ -5,6 +5,7 @@
  * pg_relation_size of the table (with its TOAST) and of each of its indexes.
  */
 import { indexesIn, type HistoryPlan, type HistoryStatsStore, type HistoryStorage } from '../history-stats-store.js';
+import type { HistoricalRecord } from '../types.js';
 import type { PgAccess } from './pg-connection.js';
 import { HISTORICAL_SQL } from './pg-records.js';
 
@@ -18,6 +19,24 @@ const QUERIES = { summary: HISTORICAL_SQL.summarize, records: HISTORICAL_SQL.get
 
 export class PgHistoryStatsStore implements HistoryStatsStore {
   constructor(private readonly pg: PgAccess) {}
+
+  async insertMany(records: readonly HistoricalRecord[]): Promise<void> {
+    await this.pg.change(
+      `INSERT INTO historical (vehicle_id, type, record_number, time, data, expires)
+       SELECT r.v, r.ty, r.n, r.t, r.d, r.e
+         FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::bigint[]) AS r (v, ty, n, t, d, e)
+        WHERE EXISTS (SELECT 1 FROM vehicles WHERE id = r.v)
+       ON CONFLICT (vehicle_id, lower(type), time, record_number) DO UPDATE SET data = excluded.data, expires = excluded.expires`,
+      [
+        records.map((r) => r.vehicleId.toUpperCase()),
+        records.map((r) => r.type),
+        records.map((r) => r.recordNumber),
+        records.map((r) => r.time),
+        records.map((r) => r.data),
+        records.map((r) => r.expires),
+      ],
+    );
+  }
 
   private async indexNames(): Promise<string[]> {
     const rows = await this.pg.read<{ name: string }>(

@@ -6,6 +6,7 @@
  */
 import type Database from 'better-sqlite3';
 import { indexesIn, type HistoryPlan, type HistoryStatsStore, type HistoryStorage } from '../history-stats-store.js';
+import type { HistoricalRecord } from '../types.js';
 import { HISTORICAL_SQL } from './sqlite-records.js';
 
 /** Values to plan the statements with (the plan does not depend on them). */
@@ -18,10 +19,26 @@ const ARGS: Record<HistoryPlan['query'], unknown[]> = {
 const QUERIES = { summary: HISTORICAL_SQL.summarize, records: HISTORICAL_SQL.get, page: HISTORICAL_SQL.page, purge: HISTORICAL_SQL.purge };
 
 export class SqliteHistoryStatsStore implements HistoryStatsStore {
+  private readonly insert: (records: readonly HistoricalRecord[]) => void;
+
   constructor(
     private readonly db: Database.Database,
     private readonly open: () => void,
-  ) {}
+  ) {
+    const put = db.prepare<[string, number, number, string, number, string]>(
+      `INSERT INTO historical (vehicle_id, type, record_number, time, data, expires)
+       SELECT v.id, ?, ?, ?, ?, ? FROM vehicles v WHERE v.id = ?
+       ON CONFLICT (vehicle_id, type, time, record_number) DO UPDATE SET data = excluded.data, expires = excluded.expires`,
+    );
+    this.insert = db.transaction((records: readonly HistoricalRecord[]) => {
+      for (const r of records) put.run(r.type, r.recordNumber, r.time, r.data, r.expires, r.vehicleId.toUpperCase());
+    });
+  }
+
+  async insertMany(records: readonly HistoricalRecord[]): Promise<void> {
+    this.open();
+    this.insert(records);
+  }
 
   private indexNames(): string[] {
     return this.db
