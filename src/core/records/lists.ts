@@ -90,5 +90,12 @@ export function historicalRecordRows(records: readonly HistoricalEntry[]): Recor
  * pages (src/http/api-v2/historical.ts).
  */
 export function historicalRecordsJsonPart(records: readonly HistoricalEntry[]): string {
-  return records.length === 0 ? '' : canonicalJson(historicalRecordRows(records)).slice(1, -2);
+  // written directly (the keys in canonical order), without an object per record
+  let out = '';
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]!;
+    const n = Number.isInteger(r.recordNumber) ? String(r.recordNumber) : canonicalJson(r.recordNumber).slice(0, -1);
+    out += `${i === 0 ? '' : ','}{"h_data":${JSON.stringify(r.data)},"h_recordnumber":${n},"h_timestamp":"${formatUtc(r.time)}"}`;
+  }
+  return out;
 }

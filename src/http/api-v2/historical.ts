@@ -13,7 +13,7 @@ import { csvFilename, historicalSummaryCsv } from '../../core/records/csv.js';
 import { historicalRecordRows, historicalRecordsJsonPart, historicalSummaryRows } from '../../core/records/lists.js';
 import { parseSince } from '../../core/time.js';
 import type { HistoricalEntry, HistoricalPosition, Store } from '../../store/store.js';
-import { badRequest, forbidden, sendJson, sendJsonStream } from '../reply.js';
+import { badRequest, forbidden, sendJson, sendJsonStream, sendJsonText } from '../reply.js';
 import { ownVehicle, type ApiRoute } from '../api-call.js';
 import { sendCsv, sendRecordsCsv } from '../records-csv.js';
 
@@ -53,7 +53,7 @@ export const historical: ApiRoute = {
     // time > since: after every record number of that second
     const after: HistoricalPosition = { time: since, recordNumber: Number.MAX_SAFE_INTEGER };
     const first = await ctx.store.pageHistorical(vehicle.id, type, after, HISTORY_PAGE);
-    if (first.length < HISTORY_PAGE) return sendJson(reply, 200, historicalRecordRows(first));
+    if (first.length < HISTORY_PAGE) return sendJsonText(reply, 200, '[' + historicalRecordsJsonPart(first) + ']\n');
     return sendJsonStream(reply, 200, Readable.from(pages(ctx.store, vehicle.id, type, first), { objectMode: false }));
   },
 };

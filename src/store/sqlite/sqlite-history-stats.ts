@@ -18,6 +18,8 @@ const ARGS: Record<HistoryPlan['query'], unknown[]> = {
 };
 const QUERIES = { summary: HISTORICAL_SQL.summarize, records: HISTORICAL_SQL.get, page: HISTORICAL_SQL.page, purge: HISTORICAL_SQL.purge };
 
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 export class SqliteHistoryStatsStore implements HistoryStatsStore {
   private readonly insert: (records: readonly HistoricalRecord[]) => void;
 
@@ -30,8 +32,12 @@ export class SqliteHistoryStatsStore implements HistoryStatsStore {
        SELECT v.id, ?, ?, ?, ?, ? FROM vehicles v WHERE v.id = ?
        ON CONFLICT (vehicle_id, type, time, record_number) DO UPDATE SET data = excluded.data, expires = excluded.expires`,
     );
+    // in key order: the inserts then walk the key index once, page after page, instead of
+    // jumping between the vehicles' ranges (with SQLite's small page cache, a read per row)
     this.insert = db.transaction((records: readonly HistoricalRecord[]) => {
-      for (const r of records) put.run(r.type, r.recordNumber, r.time, r.data, r.expires, r.vehicleId.toUpperCase());
+      const sorted = records.map((r) => ({ ...r, vehicleId: r.vehicleId.toUpperCase(), folded: r.type.toLowerCase() }));
+      sorted.sort((a, b) => cmp(a.vehicleId, b.vehicleId) || cmp(a.folded, b.folded) || a.time - b.time || a.recordNumber - b.recordNumber);
+      for (const r of sorted) put.run(r.type, r.recordNumber, r.time, r.data, r.expires, r.vehicleId);
     });
   }
 

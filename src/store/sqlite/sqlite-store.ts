@@ -295,7 +295,14 @@ export class SqliteStore extends BufferedStore implements Store {
 
   async purgeExpiredHistorical(now: number, limit: number): Promise<number> {
     await this.flushedAll();
-    return this.records.purgeExpiredHistorical(now, limit);
+    // committed as the write-behind batches are (synchronous=NORMAL: no fsync on the event loop
+    // for each batch of the purge); a power loss can only bring back records that expired
+    this.db.exec('PRAGMA synchronous = NORMAL');
+    try {
+      return this.records.purgeExpiredHistorical(now, limit);
+    } finally {
+      this.db.exec('PRAGMA synchronous = FULL');
+    }
   }
 
   // --- traffic accounting ---
