@@ -69,6 +69,8 @@ export interface CallOptions {
 
 let csrf: string | null = null;
 let user: string | null = null;
+/** whether the session may use the operator's page */
+let admin = false;
 /** the session's sliding expiry (seconds) */
 let timeout = 180;
 let unauthorized: (() => void) | null = null;
@@ -76,6 +78,11 @@ let unauthorized: (() => void) | null = null;
 /** The signed-in user's name, or null. */
 export function currentUser(): string | null {
   return user;
+}
+
+/** Whether the signed-in user may open the Admin section. */
+export function isAdmin(): boolean {
+  return user !== null && admin;
 }
 
 /** Seconds of disuse after which the server ends the session. */
@@ -86,6 +93,7 @@ export function sessionTimeout(): number {
 function adopt(s: SessionInfo): SessionInfo {
   csrf = s.csrf;
   user = s.user;
+  admin = s.admin === true;
   if (typeof s.timeout === 'number' && s.timeout > 0) timeout = s.timeout;
   return s;
 }
@@ -392,4 +400,9 @@ export function webConfig(): Promise<WebConfig> {
     })
     .catch(() => DEFAULT_CONFIG);
   return configPromise;
+}
+
+/** A call of the pages' own clients (admin-api.ts): JSON in and out, the session's CSRF token. */
+export function request<T>(path: string, method: Method = 'GET', json?: unknown): Promise<T> {
+  return call<T>(path, json === undefined ? { method } : { method, json });
 }

@@ -1,8 +1,9 @@
 /** The dashboard's shell: header, session check, routing to the pages. */
 import './styles.css';
-import { currentUser, loadSession, onUnauthorized, sessionTimeout, signOut } from './api';
+import { currentUser, isAdmin, loadSession, onUnauthorized, sessionTimeout, signOut } from './api';
 import { h, on, replace, setText } from './dom';
 import { accountPage } from './pages/account';
+import { adminPage } from './pages/admin';
 import { loginPage } from './pages/login';
 import { notFoundPage } from './pages/not-found';
 import { placesPage } from './pages/places';
@@ -23,6 +24,8 @@ if (!root) throw new Error('#app missing');
 const navVehicles = h('a', { href: href({ name: 'vehicles' }), 'data-testid': 'nav-vehicles' }, 'Vehicles');
 const navPlaces = h('a', { href: href({ name: 'places' }), 'data-testid': 'nav-places' }, 'Places');
 const navAccount = h('a', { href: href({ name: 'account' }), 'data-testid': 'nav-account' }, 'Account');
+// only for an admin session (GET /api/session says `admin`)
+const navAdmin = h('a', { href: href({ name: 'admin', tab: 'users' }), 'data-testid': 'nav-admin', hidden: true }, 'Admin');
 const userName = h('span', { class: 'user', title: 'Signed in as' });
 const signOutButton = on(h('button', { type: 'button', class: 'secondary', 'data-testid': 'signout' }, 'Sign out'), {
   click: () => void doSignOut(),
@@ -31,7 +34,7 @@ const header = h(
   'header',
   { class: 'topbar' },
   h('a', { class: 'brand', href: '#/' }, 'vts'),
-  h('nav', { 'aria-label': 'Main' }, navVehicles, navPlaces, navAccount),
+  h('nav', { 'aria-label': 'Main' }, navVehicles, navPlaces, navAccount, navAdmin),
   h('div', { class: 'who' }, userName, signOutButton),
 );
 const main = h('main', { id: 'main', tabindex: '-1' });
@@ -66,6 +69,8 @@ function mount(route: Route): Page {
       return placesPage();
     case 'account':
       return accountPage();
+    case 'admin':
+      return isAdmin() ? adminPage(route.tab) : notFoundPage(`/admin${route.tab === 'users' ? '' : `/${route.tab}`}`);
     case 'signup':
       return signupPage();
     case 'verify':
@@ -89,8 +94,11 @@ function updateHeader(route: Route): void {
         ? navPlaces
         : route.name === 'account'
           ? navAccount
-          : null;
-  for (const a of [navVehicles, navPlaces, navAccount]) {
+          : route.name === 'admin'
+            ? navAdmin
+            : null;
+  navAdmin.hidden = !isAdmin();
+  for (const a of [navVehicles, navPlaces, navAccount, navAdmin]) {
     if (a === active) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }

@@ -1,9 +1,13 @@
 /**
  * Hash routing (the server needs no fallback route): `#/login`, `#/` (vehicles),
  * `#/vehicle/<ID>[/<tab>]`, a drive or a charge as `#/vehicle/<ID>/drives/<n>` and
- * `#/vehicle/<ID>/charges/<n>`, `#/places`, `#/account`; without a session `#/signup`,
+ * `#/vehicle/<ID>/charges/<n>`, `#/places`, `#/account`, `#/admin[/<tab>]` (admins); without a session `#/signup`,
  * `#/verify?token=…` and `#/reset[?token=…]`.
  */
+
+export type AdminTab = 'users' | 'vehicles' | 'server' | 'audit';
+
+const ADMIN_TABS: readonly string[] = ['users', 'vehicles', 'server', 'audit'];
 
 export type VehicleTab = 'live' | 'history' | 'drives' | 'charges' | 'battery' | 'stats' | 'console' | 'alerts' | 'notifications' | 'integrations' | 'abrp';
 
@@ -18,6 +22,8 @@ export type Route =
   | { name: 'vehicle'; id: string; tab: VehicleTab; item?: number }
   | { name: 'places' }
   | { name: 'account' }
+  /** the operator's page (admins only): `#/admin`, `#/admin/vehicles|server|audit` */
+  | { name: 'admin'; tab: AdminTab }
   /** sign-up and recovery (no session needed): `#/signup`, `#/verify?token=…`, `#/reset[?token=…]` */
   | { name: 'signup' }
   | { name: 'verify'; token: string }
@@ -60,6 +66,8 @@ export function parseRoute(hash: string): Route {
   if (segs.length === 1 && first === 'login') return { name: 'login' };
   if (segs.length === 1 && first === 'account') return { name: 'account' };
   if (segs.length === 1 && first === 'places') return { name: 'places' };
+  if (first === 'admin' && segs.length === 1) return { name: 'admin', tab: 'users' };
+  if (first === 'admin' && segs.length === 2 && second && ADMIN_TABS.includes(second)) return { name: 'admin', tab: second as AdminTab };
   if (first === 'vehicle' && second && segs.length <= 3) {
     if (third === undefined) return { name: 'vehicle', id: second, tab: 'live' };
     if (TABS.includes(third)) return { name: 'vehicle', id: second, tab: third as VehicleTab };
@@ -80,6 +88,8 @@ export function href(route: Route): string {
       return '#/account';
     case 'places':
       return '#/places';
+    case 'admin':
+      return route.tab === 'users' ? '#/admin' : `#/admin/${route.tab}`;
     case 'vehicle':
       return `#/vehicle/${encodeURIComponent(route.id)}${route.tab === 'live' ? '' : `/${route.tab}`}${route.item === undefined ? '' : `/${route.item}`}`;
     case 'signup':

@@ -11,6 +11,8 @@ export interface SessionInfo {
   csrf: string;
   /** sliding session expiry, seconds */
   timeout: number;
+  /** the session may use the operator's page (the Admin section) */
+  admin?: boolean;
 }
 
 /** `v2`, `mqtt`, `v2+mqtt`, or null when the vehicle is offline. */
