@@ -21,7 +21,8 @@ export const integrations: ApiRoute = {
     return sendJson(call.reply, 200, {
       mqtt: {
         ports: { mqtt: info.ports.mqtt, mqtts: info.ports.mqtts, ws: info.ports.ws },
-        username: vehicle.ownerName,
+        // the caller logs in with its own account, also to a vehicle shared with it (its owner's prefix)
+        username: call.principal.ownerName,
         topicPrefix: `ovms/${vehicle.ownerName}/${vehicle.id}/`,
         mirror: info.mirror,
         homeAssistant: info.haPrefix === null ? null : { prefix: info.haPrefix, discoveryTopic: discoveryTopic(info.haPrefix, vehicle.id) },

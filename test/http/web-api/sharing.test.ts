@@ -115,6 +115,9 @@ test('a view user reads everything but commands, changes, shares on, sees the ca
   }
   // not the owner's other vehicle
   assert.equal((await as(h, BOB, '/api/status/TESTCAR')).status, 403);
+  // the integrations tab: bob logs in as bob, under the owner's topics
+  const integ = JSON.parse((await as(h, BOB, '/api/integrations/DEMO1')).body) as { mqtt: { username: string; topicPrefix: string } | null };
+  if (integ.mqtt) assert.deepEqual([integ.mqtt.username, integ.mqtt.topicPrefix], ['bob', 'ovms/demo/DEMO1/']);
 
   // no command: 403 VTS_ERR_FORBIDDEN with its reason
   const cmd = await as(h, BOB, '/api/command/DEMO1', jsonBody('POST', { command: 'stat' }));
