@@ -278,7 +278,7 @@ async function startOnStore(config: ServerConfig, log: Logger, opened: Opened): 
     factors: {
       // the key of the ABRP tokens seals the TOTP secrets too: one key for the secrets vts reads back
       sealKey: () => (sealKey ??= loadTokenKey(config.abrp?.tokenKey, config.dataDir)),
-      publicUrl: config.mqtt?.publicUrl,
+      publicUrl: config.signup?.publicUrl ?? config.mqtt?.publicUrl,
     },
     web: {
       dir: config.web?.dir,

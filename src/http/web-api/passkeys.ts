@@ -206,7 +206,10 @@ export const passkeySignIn: ApiRoute = {
       }
     });
     if (!outcome.ok && outcome.throttled) return loginThrottled(call, outcome.retryAfterSeconds);
-    if (!outcome.ok || !passkey || !owner) return invalid(call);
+    if (!outcome.ok || !passkey || !owner) {
+      if (owner) void ctx.audit.record({ action: 'session.signin_failed', actor: '', via: 'web', target: owner.name, detail: { client: clientAddress(call.req), reason: 'VTS_ERR_PASSKEY_INVALID' } });
+      return invalid(call);
+    }
     await ctx.store.factors.usePasskey(passkey.id, outcome.value, nowSeconds(call));
     const why = refusal({ owner, permit: owner.rights, via: 'password' }, 'web');
     if (why) return sendError(call.reply, { code: why, message: ERRORS[why] });

@@ -168,3 +168,38 @@ test('API password logins off: the API v2 refuses the password and takes a token
   assert.equal((await h.request('/api/account', as(w, 'PUT', { apiPasswords: true }))).status, 200);
   assert.equal((await h.asDemo('/api/vehicles')).status, 200);
 });
+
+test('passkeys over HTTP: options for a signed-in owner only, an answer that does not verify, a challenge used once, list/rename/remove of none', async (t) => {
+  const h = await httpHarness(t);
+  const w = await web(h);
+  const byPassword = await h.request('/api/account/passkeys/options?username=demo&password=demopass', { method: 'POST' });
+  assert.equal(byPassword.status, 403, 'a password login of the API cannot register a passkey');
+  const reg = await h.request('/api/account/passkeys/options', as(w, 'POST'));
+  assert.equal(reg.status, 200, reg.body);
+  const regBody = JSON.parse(reg.body) as { challengeId: string; options: { rp: { id: string; name: string }; user: { name: string }; authenticatorSelection: { residentKey: string; userVerification: string } } };
+  assert.equal(regBody.options.rp.id, '127.0.0.1', 'the request\'s host without --public-url');
+  assert.equal(regBody.options.user.name, 'demo');
+  assert.deepEqual(regBody.options.authenticatorSelection, { residentKey: 'required', userVerification: 'required', requireResidentKey: true });
+  const bogus = { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'e30', attestationObject: 'oA' }, clientExtensionResults: {} };
+  const bad = await h.request('/api/account/passkeys', as(w, 'POST', { challengeId: regBody.challengeId, response: bogus }));
+  assert.equal(bad.status, 401);
+  assert.equal((JSON.parse(bad.body) as { error: string }).error, 'VTS_ERR_PASSKEY_INVALID');
+  assert.equal((await h.request('/api/account/passkeys', as(w, 'POST', { challengeId: 'x' }))).status, 400);
+
+  const signInOptions = await h.request('/api/session/passkey/options', json({}));
+  assert.equal(signInOptions.status, 200, 'public');
+  const { challengeId, options } = JSON.parse(signInOptions.body) as { challengeId: string; options: { rpId: string; userVerification: string } };
+  assert.equal(options.rpId, '127.0.0.1');
+  assert.equal(options.userVerification, 'required');
+  const unknown = await h.request('/api/session/passkey', json({ challengeId, response: { ...bogus, response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' } } }));
+  assert.equal(unknown.status, 401);
+  assert.equal((JSON.parse(unknown.body) as { error: string }).error, 'VTS_ERR_PASSKEY_INVALID');
+  assert.equal(unknown.headers['set-cookie'], undefined);
+  const again = await h.request('/api/session/passkey', json({ challengeId, response: bogus }));
+  assert.equal((JSON.parse(again.body) as { message: string }).message, 'unknown or expired challenge: begin again', 'a challenge is used once');
+
+  assert.deepEqual(JSON.parse((await h.request('/api/account/passkeys', { headers: { cookie: w.cookie } })).body), []);
+  assert.equal((await h.request('/api/account/passkeys/AAAA', as(w, 'PUT', { name: 'x' }))).status, 404);
+  assert.equal((await h.request('/api/account/passkeys/AAAA', as(w, 'DELETE'))).status, 404);
+  assert.equal((await h.request('/api/account/passkeys/AAAA', as(w, 'PUT', { name: '' }))).status, 400);
+});
