@@ -30,7 +30,9 @@ export const HISTORICAL_SQL = {
   page: `SELECT time, record_number, data FROM historical
        WHERE vehicle_id = $1 AND lower(type) = lower($2::text COLLATE "C") AND (time, record_number) > ($3, $4)
        ORDER BY time, record_number LIMIT $5`,
-  purge: 'DELETE FROM historical WHERE ctid = ANY (ARRAY(SELECT ctid FROM historical WHERE expires < $1 LIMIT $2))',
+  // ORDER BY expires: the planner then reads historical_expires even before the table has statistics
+  // (without, a fresh table's guess made it scan the heap, past the dead rows of the batches before)
+  purge: 'DELETE FROM historical WHERE ctid = ANY (ARRAY(SELECT ctid FROM historical WHERE expires < $1 ORDER BY expires LIMIT $2))',
 } as const;
 
 export class PgRecords {
