@@ -168,37 +168,32 @@ export const verifyAccount: ApiRoute = {
   },
 };
 
+/**
+ * A public call `{"email"}` that mails that address if it has an account (`send`), always 202:
+ * the answer tells nothing of the accounts.
+ */
+function mailingCall(send: (service: SignupService, email: string, base: string) => void): ApiRoute {
+  return {
+    public: true,
+    async handler(call) {
+      const service = mailingService(call);
+      if (!service) return;
+      const f = fields(call, ['email'] as const);
+      if (!f) return;
+      const email = f.email.trim();
+      const wrong = emailProblem(email);
+      if (wrong) return badInput(call, `email: ${wrong}`);
+      if (!(await charged(call, mailAccount(email), async () => send(service, email, linkBase(call))))) return;
+      return sendJson(call.reply, 202, ACCEPTED);
+    },
+  };
+}
+
 /** `POST /api/account/verify/resend` `{"email"}`: always 202. */
-export const resendVerification: ApiRoute = {
-  public: true,
-  async handler(call) {
-    const service = mailingService(call);
-    if (!service) return;
-    const f = fields(call, ['email'] as const);
-    if (!f) return;
-    const email = f.email.trim();
-    const wrong = emailProblem(email);
-    if (wrong) return badInput(call, `email: ${wrong}`);
-    if (!(await charged(call, mailAccount(email), async () => service.resendVerification(email, linkBase(call))))) return;
-    return sendJson(call.reply, 202, ACCEPTED);
-  },
-};
+export const resendVerification = mailingCall((service, email, base) => service.resendVerification(email, base));
 
 /** `POST /api/account/reset` `{"email"}`: always 202. */
-export const requestReset: ApiRoute = {
-  public: true,
-  async handler(call) {
-    const service = mailingService(call);
-    if (!service) return;
-    const f = fields(call, ['email'] as const);
-    if (!f) return;
-    const email = f.email.trim();
-    const wrong = emailProblem(email);
-    if (wrong) return badInput(call, `email: ${wrong}`);
-    if (!(await charged(call, mailAccount(email), async () => service.requestReset(email, linkBase(call))))) return;
-    return sendJson(call.reply, 202, ACCEPTED);
-  },
-};
+export const requestReset = mailingCall((service, email, base) => service.requestReset(email, base));
 
 /** `POST /api/account/reset/confirm` `{"token","password"}`: 200 `{"user"}`; every session of the account ends. */
 export const confirmReset: ApiRoute = {

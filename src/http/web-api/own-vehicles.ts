@@ -103,9 +103,9 @@ export const listOwnVehicles: ApiRoute = {
   },
 };
 
-/** The caller's own vehicle of `/api/account/vehicles/<ID>`; else the answer is sent and undefined returned. */
-async function ownedOf(call: ApiCall): Promise<Vehicle | undefined> {
-  const v = await ownVehicle({ ...call, args: call.args.slice(1) }, 'owner');
+/** The caller's own vehicle of the first argument; else the answer is sent and undefined returned. */
+export async function owned(call: ApiCall): Promise<Vehicle | undefined> {
+  const v = await ownVehicle(call, 'owner');
   if (!v) {
     notYours(call);
     return undefined;
@@ -116,6 +116,9 @@ async function ownedOf(call: ApiCall): Promise<Vehicle | undefined> {
   }
   return v;
 }
+
+/** The caller's own vehicle of `/api/account/vehicles/<ID>`, as `owned`. */
+const ownedOf = (call: ApiCall) => owned({ ...call, args: call.args.slice(1) });
 
 export const changeOwnVehicle: ApiRoute = {
   rights: VEHICLE_RIGHTS,

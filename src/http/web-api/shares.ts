@@ -8,30 +8,15 @@
  */
 import { USER_NAME } from '../../core/auth/identifier-rules.js';
 import { SHARE_ACCESS, type Share, type ShareAccess } from '../../store/shares-store.js';
-import { isRefusal, ownVehicle, refuse, type ApiCall, type ApiRoute } from '../api-call.js';
+import type { ApiCall, ApiRoute } from '../api-call.js';
 import { sendError, sendJson, status } from '../reply.js';
-import { record, VEHICLE_RIGHTS } from './own-vehicles.js';
-import { notYours } from './session.js';
+import { owned, record, VEHICLE_RIGHTS } from './own-vehicles.js';
 import { badInput, notFound } from './sessions-common.js';
 
 /** The most users one vehicle may be shared with. */
 export const MAX_SHARES = 50;
 
 const shareJson = (s: Share) => ({ access: s.access, created: s.created, user: s.userName });
-
-/** The caller's own vehicle of the first argument; else the answer is sent and undefined returned. */
-async function owned(call: ApiCall) {
-  const v = await ownVehicle(call, 'owner');
-  if (!v) {
-    notYours(call);
-    return undefined;
-  }
-  if (isRefusal(v)) {
-    refuse(call, v);
-    return undefined;
-  }
-  return v;
-}
 
 /** No such user: one answer whether the name is unknown or not a user the caller can share with. */
 const noSuchUser = (call: ApiCall) => sendError(call.reply, { code: 'VTS_ERR_UNKNOWN_USER', message: 'no such user' });
