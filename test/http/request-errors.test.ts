@@ -41,6 +41,23 @@ const JSON_CALLS = new Set([
   'PUT:abrp',
   'POST:alerts',
   'PUT:alerts',
+  'POST:session/passkey/options',
+  'POST:session/passkey',
+  'PUT:account',
+  'POST:account',
+  'POST:account/totp',
+  'POST:account/totp/confirm',
+  'POST:account/passkeys/options',
+  'POST:account/passkeys',
+  'PUT:account/passkeys',
+  'POST:account/verify',
+  'POST:account/verify/resend',
+  'POST:account/reset',
+  'POST:account/reset/confirm',
+  'POST:account/vehicles',
+  'PUT:account/vehicles',
+  'POST:shares',
+  'POST:admin/users',
 ]);
 
 /** Every POST and PUT a client can make: the route list, `/api/*` as every call of the API. */
