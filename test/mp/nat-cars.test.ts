@@ -46,7 +46,7 @@ test('cars that logged in do not count toward the cap; connections that have not
   const { s, ids } = await fleet(t, 10, 3);
   // one after another: a login holds a place while it runs (on PostgreSQL it awaits the
   // database, so ten at once would find the three places taken)
-  const cars = [];
+  const cars: Awaited<ReturnType<typeof car>>[] = [];
   for (const id of ids) cars.push(await car(t, s, id));
   assert.equal(cars.length, 10, 'ten cars from one address with a cap of 3');
   await eventually(() => (s.server.connections.count(NAT) === 0 ? true : undefined), 'the cars released');
