@@ -30,6 +30,7 @@ import type { DriveSession, SessionOp } from '../core/drives/types.js';
 import type { CarDataEvent, CarDataObserver } from '../hub/hub.js';
 import { logStoreFailure } from '../store/outage.js';
 import type { Store } from '../store/store.js';
+import { TurnPacer } from '../util/turn-pacer.js';
 import { trackedHistory } from './history-stream.js';
 import { rebuildVehicle } from './rebuild.js';
 
@@ -81,6 +82,8 @@ export class SessionRecorder {
   private flusher: NodeJS.Timeout | undefined;
   /** The vehicles with live records not fed yet. */
   private readonly unfed = new Set<Track>();
+  /** Loads (and rebuilds) of trackers, a few at a time with the event loop's turns between (a reconnect storm loads thousands). */
+  private readonly loads = new TurnPacer();
   private closed = false;
 
   constructor(
@@ -178,7 +181,7 @@ export class SessionRecorder {
     track.waiting++;
     this.then(track, async () => {
       try {
-        const tracker = track.tracker ?? (await this.load(track));
+        const tracker = track.tracker ?? (await this.loads.run(() => this.load(track)));
         this.fed(track, tracker, tracker.feed(input));
       } finally {
         track.waiting--;
@@ -280,7 +283,9 @@ export class SessionRecorder {
     for await (const input of trackedHistory(this.store, track.vehicleId, tracker.lastTime)) ops.push(...tracker.feed(input));
     // in use only once it has caught up (records heard meanwhile wait in the queue, after this)
     track.tracker = tracker;
-    if (ops.length > 0 || tracker.lastTime > track.savedAt) {
+    // records without a session change are checkpointed when one is due (`fed`), as in a running
+    // tracker: a commit per car here was a third of a reconnect storm's server time
+    if (ops.length > 0 || tracker.lastTime - track.savedAt >= this.checkpointSeconds) {
       const at = tracker.lastTime;
       track.savedAt = at;
       await this.commit(track, tracker, JSON.stringify(tracker.toJSON()), at, ops);

@@ -37,7 +37,7 @@ export async function startMpListener(ctx: MpContext, opts: MpListenerOptions): 
 
   const track = (socket: Socket): void => {
     sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+    socket.on('close', () => sockets.delete(socket)); // `on`: a once-wrapper per socket is memory a fleet holds
   };
   const tcp = createTcpServer({ pauseOnConnect: false }, (socket) => {
     track(socket);

@@ -62,6 +62,8 @@ class SocketSink implements LineSink {
 }
 
 
+const EMPTY = Buffer.alloc(0);
+
 /** Takes over an accepted socket; `register` / `unregister` keep the listener's connection set. */
 export function acceptSocket(
   ctx: MpContext,
@@ -76,25 +78,27 @@ export function acceptSocket(
   const conn = new MpConnection(ctx, new SocketSink(socket, opts.tls));
   register(conn);
   let sniffed = false;
-  let head: Buffer = Buffer.alloc(0);
+  let head: Buffer = EMPTY;
 
   const onData = (chunk: Buffer): void => {
     if (!sniffed) {
       head = head.length === 0 ? chunk : Buffer.concat([head, chunk]);
       if (head.length < 4 && head.indexOf(10) < 0) return;
       sniffed = true;
-      if (head.subarray(0, 4).toString('latin1') === 'GET ') {
+      chunk = head;
+      // the first read's buffer is not kept for the connection's life (a fleet holds thousands)
+      head = EMPTY;
+      if (chunk.subarray(0, 4).toString('latin1') === 'GET ') {
         // hand the socket, with the bytes read so far, to the HTTP/WebSocket side
         socket.off('data', onData);
         socket.off('close', onClose);
         socket.pause();
-        socket.unshift(head);
+        socket.unshift(chunk);
         unregister(conn);
         conn.abandon();
         opts.onHttp(socket);
         return;
       }
-      chunk = head;
     }
     const ok = splitter.push(chunk, (line, bytes) => {
       conn.receiveLine(line, bytes);

@@ -81,7 +81,7 @@ export class ConnectionCap {
       if (left > 0) this.open.set(key, left);
       else this.open.delete(key);
     };
-    socket.once('close', uncount);
+    socket.on('close', uncount); // uncount runs once; `on` spares a once-wrapper per socket
     // a car that logged in stops counting (src/util/cap-release.ts)
     onCapRelease(socket, uncount);
     return true;

@@ -170,7 +170,7 @@ test('ConnectionCap: counts until close, refuses over the cap, logs once per add
   const cap = new ConnectionCap(2, log, () => now, 1000);
   const sockets = Array.from({ length: 4 }, () => {
     const listeners: (() => void)[] = [];
-    return { remoteAddress: '::ffff:10.0.0.1', once: (_e: string, l: () => void) => listeners.push(l), close: () => listeners.forEach((l) => l()) };
+    return { remoteAddress: '::ffff:10.0.0.1', on: (_e: string, l: () => void) => listeners.push(l), close: () => listeners.forEach((l) => l()) };
   });
   const admit = (k: number): boolean => cap.admit(sockets[k] as unknown as Socket);
   assert.deepEqual([admit(0), admit(1), admit(2), admit(3)], [true, true, false, false]);

@@ -15,6 +15,7 @@
  */
 import { round1, thin } from './log-fields.js';
 import type { ChargeSession, DistanceUnits, DriveSession } from './types.js';
+import { textHash } from '../text-hash.js';
 
 /** What one source says about a drive. `end` null: still open; `seen` the time of its newest data. */
 export interface DriveMember
@@ -192,5 +193,6 @@ function averagePower(m: ChargeMember): number {
 export function signature(s: DriveSession | ChargeSession): string {
   const series: readonly { t: number }[] = s.session === 'drive' ? s.path : s.samples;
   const figures = JSON.stringify(s, (k, v: unknown) => (k === 'path' || k === 'samples' ? undefined : v));
-  return figures + `|${series.length}|${series[0]?.t ?? ''}|${series[series.length - 1]?.t ?? ''}`;
+  // hashed: each open session's signature is kept in memory and in its checkpoint
+  return textHash(figures + `|${series.length}|${series[0]?.t ?? ''}|${series[series.length - 1]?.t ?? ''}`);
 }

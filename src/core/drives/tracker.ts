@@ -20,6 +20,7 @@
 import { parseGridLog, parseTripLog } from './log-fields.js';
 import { gridCharges, tripDrives, type LogPart } from './log-sessions.js';
 import { emptyLive, expire, live, liveBusy, publish, PUBLISH_EVERY, type LiveState } from './live.js';
+import { isTextHash, textHash } from '../text-hash.js';
 import {
   chargeSession,
   driveSession,
@@ -64,7 +65,7 @@ interface LogRecord {
 interface State {
   v: 1;
   lastTime: number;
-  /** `code|data` of the live records of the newest live second. */
+  /** `code|textHash(data)` of the live records of the newest live second (a checkpoint from before held `code|data`). */
   seenAt: string[];
   live: LiveState;
   /** Kept logs, in time order. */
@@ -79,6 +80,13 @@ function isState(x: unknown): x is State {
   if (typeof x !== 'object' || x === null) return false;
   const s = x as Partial<State>;
   return s.v === 1 && typeof s.lastTime === 'number' && Array.isArray(s.logs) && typeof s.live === 'object' && s.live !== null && typeof s.emitted === 'object';
+}
+
+/** A `seenAt` entry in today's form: one of an older checkpoint (`code|data`) is hashed. */
+function seenId(entry: unknown): string {
+  const e = String(entry);
+  const bar = e.indexOf('|');
+  return bar < 0 || isTextHash(e.slice(bar + 1)) ? e : `${e.slice(0, bar)}|${textHash(e.slice(bar + 1))}`;
 }
 
 const logId = (r: LogRecord): string => `${r.c}|${r.t}|${r.d}`;
@@ -103,7 +111,7 @@ export class SessionTracker {
   constructor(state?: unknown, options: { publishEvery?: number } = {}) {
     this.publishEvery = options.publishEvery ?? PUBLISH_EVERY;
     this.s = isState(state)
-      ? { ...state, seenAt: Array.isArray(state.seenAt) ? state.seenAt : [], live: { ...emptyLive(), ...state.live } }
+      ? { ...state, seenAt: Array.isArray(state.seenAt) ? state.seenAt.map(seenId) : [], live: { ...emptyLive(), ...state.live } }
       : { v: 1, lastTime: 0, seenAt: [], live: emptyLive(), logs: [], emitted: {} };
   }
 
@@ -114,7 +122,7 @@ export class SessionTracker {
     const s = this.s;
     if (LIVE_CODES.has(code)) {
       const l = s.live;
-      const id = `${code}|${data}`;
+      const id = `${code}|${textHash(data)}`;
       // a second holds a few records (the recorder and the history give the last of each type)
       if (t < l.lastLive || (t === l.lastLive && s.seenAt.includes(id))) return [];
       if (t > l.lastLive) s.seenAt = [];
