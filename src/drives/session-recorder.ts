@@ -84,6 +84,8 @@ export class SessionRecorder {
   private readonly unfed = new Set<Track>();
   /** Loads (and rebuilds) of trackers, a few at a time with the event loop's turns between (a reconnect storm loads thousands). */
   private readonly loads = new TurnPacer();
+  /** Commits, a few at a time in short slices: a parked fleet's records of a second are flushed at once. */
+  private readonly writes = new TurnPacer(8, 2);
   private closed = false;
 
   constructor(
@@ -266,7 +268,7 @@ export class SessionRecorder {
     const state = JSON.stringify(tracker.toJSON());
     const at = tracker.lastTime;
     track.savedAt = at;
-    this.then(track, () => this.commit(track, tracker, state, at, ops));
+    this.then(track, () => this.writes.run(() => this.commit(track, tracker, state, at, ops)));
   }
 
   /** The vehicle's tracker from its checkpoint and the history since (rebuilt first when it has none). */

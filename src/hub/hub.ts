@@ -191,7 +191,7 @@ export class Hub implements HubPort {
     const link = this.links.getOrCreate(vehicleId, ownerId);
     const before = this.links.appCount(link);
     if (!link.apiApps.has(key)) {
-      link.apiApps.add(key);
+      link.addApiApp(key);
       this.links.announce(link);
       this.tellCarAppCount(link);
     }
@@ -200,7 +200,7 @@ export class Hub implements HubPort {
 
   unregisterApiApp(vehicleId: string, key: string): void {
     const link = this.links.get(vehicleId);
-    if (!link?.apiApps.delete(key)) return;
+    if (!link?.deleteApiApp(key)) return;
     this.links.announce(link);
     this.tellCarAppCount(link);
     this.links.prune(link);
@@ -309,8 +309,7 @@ export class Hub implements HubPort {
       case 'A':
       case 'B': {
         this.held.set(peer, []);
-        if (peer.clientType === 'A') link.apps.add(peer);
-        else link.batches.add(peer);
+        link.addPeer(peer, peer.clientType === 'A' ? 'app' : 'batch');
         this.links.announce(link);
         if (peer.clientType === 'A') this.tellCarAppCount(link);
         else this.emitLive(link.vehicleId, LINK_CHANGED);
@@ -398,12 +397,12 @@ export class Hub implements HubPort {
         this.emitLive(link.vehicleId, LINK_CHANGED);
         break;
       case 'A':
-        if (!link.apps.delete(peer)) return;
+        if (!link.deletePeer(peer, 'app')) return;
         this.links.announce(link);
         this.tellCarAppCount(link);
         break;
       case 'B':
-        if (!link.batches.delete(peer)) return;
+        if (!link.deletePeer(peer, 'batch')) return;
         this.links.announce(link);
         this.emitLive(link.vehicleId, LINK_CHANGED);
         break;

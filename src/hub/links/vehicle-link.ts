@@ -11,10 +11,10 @@ export class VehicleLink {
   v3: V3Link | null = null;
   /** Command queue of the current car connection (a reconnecting car starts with an empty one). */
   commands = new CommandQueue();
-  readonly apps = new Set<Peer>();
-  readonly batches = new Set<Peer>();
-  /** HTTP API sessions and live streams registered as apps (`GET /api/vehicle/<id>`), by key. */
-  readonly apiApps = new Set<string>();
+  /** MP app connections (`A`), batch clients (`B`), and HTTP API sessions and live streams registered as apps (`GET /api/vehicle/<id>`) by key: made when the first comes (a parked fleet has none). */
+  private appSet: Set<Peer> | null = null;
+  private batchSet: Set<Peer> | null = null;
+  private apiAppSet: Set<string> | null = null;
   /** The vehicle's paranoid token as stored (`ET`), kept here so that tokens apply in order. */
   paranoidToken = '';
   /** The online state (on any node) this node's clients were last told: `Z1` / `Z0`. */
@@ -33,6 +33,45 @@ export class VehicleLink {
     readonly ownerId: number,
   ) {}
 
+  get apps(): ReadonlySet<Peer> {
+    return this.appSet ?? NONE;
+  }
+
+  get batches(): ReadonlySet<Peer> {
+    return this.batchSet ?? NONE;
+  }
+
+  get apiApps(): ReadonlySet<string> {
+    return this.apiAppSet ?? NONE;
+  }
+
+  /** Adds an MP app (`A`) or batch client to the vehicle's. */
+  addPeer(peer: Peer, kind: 'app' | 'batch'): void {
+    if (kind === 'app') (this.appSet ??= new Set()).add(peer);
+    else (this.batchSet ??= new Set()).add(peer);
+  }
+
+  /** Removes an MP app or batch client; false when it was not there. */
+  deletePeer(peer: Peer, kind: 'app' | 'batch'): boolean {
+    const set = kind === 'app' ? this.appSet : this.batchSet;
+    if (!set?.delete(peer)) return false;
+    if (set.size === 0) {
+      if (kind === 'app') this.appSet = null;
+      else this.batchSet = null;
+    }
+    return true;
+  }
+
+  addApiApp(key: string): void {
+    (this.apiAppSet ??= new Set()).add(key);
+  }
+
+  deleteApiApp(key: string): boolean {
+    if (!this.apiAppSet?.delete(key)) return false;
+    if (this.apiAppSet.size === 0) this.apiAppSet = null;
+    return true;
+  }
+
   /** The count of this node's apps: MP apps plus HTTP API sessions and live streams (batch clients never). */
   get appCount(): number {
     return this.apps.size + this.apiApps.size;
@@ -47,3 +86,5 @@ export class VehicleLink {
     return this.car === null && this.v3 === null && this.apps.size === 0 && this.batches.size === 0 && this.apiApps.size === 0;
   }
 }
+
+const NONE: ReadonlySet<never> = new Set<never>();

@@ -3,8 +3,8 @@
  * of the sessions, session_details, session_trackers and places tables.
  *
  * Every write is a direct write on the store's connection, committed with the connection's
- * synchronous=FULL (on stable storage when it returns), but a tracker's checkpoint without session
- * changes (synchronous=NORMAL: see commitTracker). A tracker's commit and a rebuild read the
+ * synchronous=FULL (on stable storage when it returns), but a tracker's commits, its sessions with
+ * its checkpoint (synchronous=NORMAL: see commitTracker). A tracker's commit and a rebuild read the
  * checkpoint before they write: they are IMMEDIATE transactions, which take the database's write
  * lock first, so no other process (another node's tracker, `vts sessions rebuild`) commits in
  * between. Nothing is cached. A vehicle's sessions and checkpoint go with it, an owner's places
@@ -147,11 +147,12 @@ export class SqliteDrivesStore implements DrivesStore {
   async commitTracker(vehicleId: string, expectedSeq: number, state: string, ops: readonly SessionOp[]): Promise<number | null> {
     this.open();
     const vid = vehicleId.toUpperCase();
-    if (ops.length > 0) return this.ofVehicle(vid, () => this.commitTx(vid, expectedSeq, state, ops));
-    // a checkpoint alone (a parked car caught up after a restart: thousands in a reconnect storm)
-    // does not wait for the disk: it is derived from the history, whose writes commit with NORMAL
-    // too, and a power loss only makes the tracker catch up from its previous checkpoint
-    // (exec, not a prepared statement: SQLite applies this pragma when it compiles it)
+    // the sessions and the checkpoint do not wait for the disk (an fsync per commit on the event
+    // loop stalled a parked fleet's app requests every second): both are derived from the history,
+    // whose writes commit with NORMAL too, they commit together, and in WAL mode a kill -9 loses
+    // neither; a power loss only makes the tracker work them out again from its previous
+    // checkpoint and the history (exec, not a prepared statement: SQLite applies this pragma when
+    // it compiles it)
     this.db.exec('PRAGMA synchronous = NORMAL');
     try {
       return this.ofVehicle(vid, () => this.commitTx(vid, expectedSeq, state, ops));
