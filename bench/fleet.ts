@@ -10,12 +10,13 @@
  * 4. NAT: `natCars` cars from ONE address against a fresh server, all arriving within 10 s.
  */
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { parseFdLimit, readFdLimit } from '../src/server/fd-limit.js';
 import { startServerProcess, type ServerProcess } from './lib/server-process.js';
 import { carAddress } from './lib/fleet-car.js';
 import { FleetPool, formatFailures, formatLogins } from './lib/fleet-pool.js';
-import { forSeconds, pollStatus, type PollResult } from './lib/status-poller.js';
+import { pollApart, type PollResult } from './lib/status-poller.js';
 import { fmt, mib, percentile } from './lib/stats.js';
 
 export interface FleetOptions {
@@ -46,6 +47,9 @@ export interface FleetResult {
   fillFailures: string;
   rssEmptyBytes: number;
   rssFullBytes: number;
+  /** The server's V8 heap (used, total) and memory outside it (external, of it array buffers), from its /metrics. */
+  heapEmpty: HeapFigures;
+  heapFull: HeapFigures;
   fdsFull: number;
   idleCpuShare: number;
   idleSeconds: number;
@@ -108,11 +112,36 @@ function ensureFds(needed: number): void {
 const fdsOf = (pid: number): number => readdirSync(`/proc/${pid}/fd`).length;
 const fdLimitOf = (pid: number): number | null => parseFdLimit(readFileSync(`/proc/${pid}/limits`, 'utf8'))?.soft ?? null;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+interface HeapFigures {
+  used: number;
+  total: number;
+  external: number;
+}
+
+/** The server's heap figures from its `/metrics` (prom-client's default metrics). */
+async function heapOf(port: number, token: string): Promise<HeapFigures> {
+  const res = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+  const text = await res.text();
+  const read = (name: string): number => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? NaN);
+  return { used: read('nodejs_heap_size_used_bytes'), total: read('nodejs_heap_size_total_bytes'), external: read('nodejs_external_memory_bytes') };
+}
+
+/** The server's RSS once a second for `seconds`: the median (the garbage collector's swing is seconds long). */
+async function medianRss(server: ServerProcess, seconds: number): Promise<number> {
+  const samples: number[] = [];
+  for (let k = 0; k < Math.max(1, seconds); k++) {
+    await sleep(1000);
+    samples.push(server.rss());
+  }
+  return percentile(samples.sort((a, b) => a - b), 50);
+}
 const say = (line: string): boolean => process.stderr.write(`  ${line}\n`);
 
 export async function runFleet(o: FleetOptions): Promise<FleetResult> {
   ensureFds(Math.max(o.cars, o.natCars) + 200);
-  const args = [...o.databaseArgs, '--rate-limit-burst', '0', '--log-level', 'info'];
+  const metricsToken = randomBytes(24).toString('hex');
+  const args = [...o.databaseArgs, '--rate-limit-burst', '0', '--log-level', 'info', '--metrics-token', metricsToken];
   const specs = o.ids.slice(0, o.cars).map((id, k) => ({ id, password: o.password, address: carAddress(k) }));
   let log = new LogCounts();
   let server: ServerProcess = await startServerProcess(o.dataDir, args, { perAddressCap: true, onLine: log.onLine });
@@ -126,9 +155,9 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
     await pool.whenOnline(1, 10_000);
     await sleep(500);
     say(`app: GET /api/status/${appCar.id} for ${o.appSeconds} s with one car...`);
-    const appEmpty = latency(await pollStatus(server.httpPort, o.account, appCar.id, forSeconds(o.appSeconds)));
-    await sleep(2000);
-    const rssEmptyBytes = server.rss();
+    const appEmpty = latency(await pollApart(server.httpPort, o.account, appCar.id, o.appSeconds).result);
+    const rssEmptyBytes = await medianRss(server, 5);
+    const heapEmpty = await heapOf(server.httpPort, metricsToken);
 
     say(`${fmt(o.cars)} cars connecting...`);
     const t0 = performance.now();
@@ -141,15 +170,15 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
     const fillFailures = `${formatFailures(pool.failures)}; ${formatLogins(pool.loginMs)}`;
     pool.drive();
     await sleep(10_000); // the logins' garbage collected, the first records stored
-    const rssFullBytes = server.rss();
     const fdsFull = fdsOf(server.child.pid!);
-    say(`idle: the server's CPU over ${o.idleSeconds} s of parked traffic...`);
+    say(`idle: the server's CPU and RSS over ${o.idleSeconds} s of parked traffic...`);
     const cpu0 = server.cpuSeconds();
     const w0 = performance.now();
-    await sleep(o.idleSeconds * 1000);
+    const rssFullBytes = await medianRss(server, o.idleSeconds);
+    const heapFull = await heapOf(server.httpPort, metricsToken);
     const idleCpuShare = (server.cpuSeconds() - cpu0) / ((performance.now() - w0) / 1000);
     say(`app: GET /api/status for ${o.appSeconds} s with ${fmt(o.cars)} cars...`);
-    const appFull = latency(await pollStatus(server.httpPort, o.account, appCar.id, forSeconds(o.appSeconds)));
+    const appFull = latency(await pollApart(server.httpPort, o.account, appCar.id, o.appSeconds).result);
 
     // reconnect storm
     say('storm: restarting the server...');
@@ -164,15 +193,14 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
     const listenAt = performance.now();
     const stormCpu0 = server.cpuSeconds();
     const startSeconds = (listenAt - stoppedAt) / 1000;
-    let stormDone = false;
-    const app = pollStatus(server.httpPort, o.account, appCar.id, () => stormDone);
+    const app = pollApart(server.httpPort, o.account, appCar.id);
     const stormProgress = setInterval(() => say(`${fmt(pool.online)} online`), 5000);
     const back = await pool.whenOnline(o.cars, 180_000);
     clearInterval(stormProgress);
     const onlineAt = pool.lastOnlineAt;
     const stormCpuSeconds = server.cpuSeconds() - stormCpu0;
     await sleep(1000);
-    stormDone = true;
+    app.stop();
     const storm = {
       stopSeconds,
       startSeconds,
@@ -182,7 +210,7 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
       online: pool.online,
       failures: `${formatFailures(pool.failures)}; ${formatLogins(pool.loginMs)}`,
       serverLog: formatFailures(log.counts),
-      app: latency(await app),
+      app: latency(await app.result),
     };
     pool.stopAll();
     await server.stop();
@@ -214,6 +242,8 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
       fillFailures,
       rssEmptyBytes,
       rssFullBytes,
+      heapEmpty,
+      heapFull,
       fdsFull,
       idleCpuShare,
       idleSeconds: o.idleSeconds,
@@ -237,7 +267,8 @@ export function reportFleet(r: FleetResult): string {
   return [
     `Fleet: ${fmt(r.cars)} parked cars, one address each in 127.0.0.0/8, the per-address cap on (server open-files limit ${r.fdLimitServer ?? 'unlimited'})`,
     `  connected in ${fmt(r.loginSeconds, 1)} s (${fmt(r.cars / r.loginSeconds)} logins/s); failed tries: ${r.fillFailures}`,
-    `  server RSS ${mib(r.rssEmptyBytes)} with one car, ${mib(r.rssFullBytes)} with all: ${fmt(perCar / 1024, 2)} KiB per idle car; ${fmt(r.fdsFull)} open descriptors`,
+    `  server RSS (median of a sample a second) ${mib(r.rssEmptyBytes)} with one car, ${mib(r.rssFullBytes)} with all: ${fmt(perCar / 1024, 2)} KiB per idle car; ${fmt(r.fdsFull)} open descriptors`,
+    `  of it: V8 heap used ${mib(r.heapEmpty.used)} → ${mib(r.heapFull.used)} (${fmt((r.heapFull.used - r.heapEmpty.used) / r.cars / 1024, 2)} KiB per car), heap reserved ${mib(r.heapEmpty.total)} → ${mib(r.heapFull.total)}, outside the heap (buffers) ${mib(r.heapEmpty.external)} → ${mib(r.heapFull.external)}`,
     `  server CPU while idle (parked traffic, ${r.idleSeconds} s): ${fmt(r.idleCpuShare * 100, 2)} % of a core`,
     `  app GET /api/status: one car ${ms(r.appEmpty)}; ${fmt(r.cars)} cars ${ms(r.appFull)}; p99 ${fmt((100 * r.appFull.p99) / r.appEmpty.p99)} % of the one-car figure`,
     `  storm: the server stopped in ${fmt(r.storm.stopSeconds, 1)} s, the new one listened ${fmt(r.storm.startSeconds, 1)} s later; all ${fmt(r.cars)} online ${secs(r.storm.allOnlineFromStopSeconds)} after the stop began (${secs(r.storm.allOnlineFromListenSeconds)} after the new server listened; ${fmt(r.storm.online)} online at the end)`,

@@ -3,6 +3,7 @@
  * pace, on one keep-alive connection: the latency an app sees. Survives a server restart: a
  * failed request or a 401 (the new server does not know the session) logs in again.
  */
+import { fork } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { cookieLogin } from './payloads.js';
 
@@ -73,4 +74,26 @@ export async function pollStatus(
 export function forSeconds(seconds: number): () => boolean {
   const end = performance.now() + seconds * 1000;
   return () => performance.now() >= end;
+}
+
+/**
+ * `pollStatus` in a child process of its own (bench/lib/status-poller-child.ts): for `seconds`, or
+ * until `stop()` when `seconds` is 0. The result comes back when it has finished.
+ */
+export function pollApart(
+  port: number,
+  account: { user: string; password: string },
+  vehicleId: string,
+  seconds = 0,
+): { stop(): void; result: Promise<PollResult> } {
+  const child = fork(new URL('./status-poller-child.ts', import.meta.url), [String(port), account.user, account.password, vehicleId, String(seconds)], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const result = new Promise<PollResult>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as PollResult));
+    child.once('exit', (code) => reject(new Error(`the app's poller exited (${code}) without a result`)));
+    child.once('error', reject);
+  });
+  return { stop: () => void child.send('stop'), result };
 }
