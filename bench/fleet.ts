@@ -50,6 +50,8 @@ export interface FleetResult {
   /** The server's V8 heap (used, total) and memory outside it (external, of it array buffers), from its /metrics. */
   heapEmpty: HeapFigures;
   heapFull: HeapFigures;
+  /** The server's CPU for one /metrics scrape with all cars connected, ms (as /proc counts it: 10 ms steps). */
+  scrapeCpuMs: number;
   fdsFull: number;
   idleCpuShare: number;
   idleSeconds: number;
@@ -175,8 +177,11 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
     const cpu0 = server.cpuSeconds();
     const w0 = performance.now();
     const rssFullBytes = await medianRss(server, o.idleSeconds);
-    const heapFull = await heapOf(server.httpPort, metricsToken);
     const idleCpuShare = (server.cpuSeconds() - cpu0) / ((performance.now() - w0) / 1000);
+    // after the window: a scrape's own CPU is not the parked fleet's
+    const scrapeCpu0 = server.cpuSeconds();
+    const heapFull = await heapOf(server.httpPort, metricsToken);
+    const scrapeCpuMs = (server.cpuSeconds() - scrapeCpu0) * 1000;
     say(`app: GET /api/status for ${o.appSeconds} s with ${fmt(o.cars)} cars...`);
     const appFull = latency(await pollApart(server.httpPort, o.account, appCar.id, o.appSeconds).result);
 
@@ -244,6 +249,7 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
       rssFullBytes,
       heapEmpty,
       heapFull,
+      scrapeCpuMs,
       fdsFull,
       idleCpuShare,
       idleSeconds: o.idleSeconds,
@@ -268,7 +274,7 @@ export function reportFleet(r: FleetResult): string {
     `Fleet: ${fmt(r.cars)} parked cars, one address each in 127.0.0.0/8, the per-address cap on (server open-files limit ${r.fdLimitServer ?? 'unlimited'})`,
     `  connected in ${fmt(r.loginSeconds, 1)} s (${fmt(r.cars / r.loginSeconds)} logins/s); failed tries: ${r.fillFailures}`,
     `  server RSS (median of a sample a second) ${mib(r.rssEmptyBytes)} with one car, ${mib(r.rssFullBytes)} with all: ${fmt(perCar / 1024, 2)} KiB per idle car; ${fmt(r.fdsFull)} open descriptors`,
-    `  of it: V8 heap used ${mib(r.heapEmpty.used)} → ${mib(r.heapFull.used)} (${fmt((r.heapFull.used - r.heapEmpty.used) / r.cars / 1024, 2)} KiB per car), heap reserved ${mib(r.heapEmpty.total)} → ${mib(r.heapFull.total)}, outside the heap (buffers) ${mib(r.heapEmpty.external)} → ${mib(r.heapFull.external)}`,
+    `  of it: V8 heap used ${mib(r.heapEmpty.used)} → ${mib(r.heapFull.used)} (${fmt((r.heapFull.used - r.heapEmpty.used) / r.cars / 1024, 2)} KiB per car), heap reserved ${mib(r.heapEmpty.total)} → ${mib(r.heapFull.total)}, outside the heap (buffers) ${mib(r.heapEmpty.external)} → ${mib(r.heapFull.external)}; that /metrics scrape took ${fmt(r.scrapeCpuMs)} ms of server CPU`,
     `  server CPU while idle (parked traffic, ${r.idleSeconds} s): ${fmt(r.idleCpuShare * 100, 2)} % of a core`,
     `  app GET /api/status: one car ${ms(r.appEmpty)}; ${fmt(r.cars)} cars ${ms(r.appFull)}; p99 ${fmt((100 * r.appFull.p99) / r.appEmpty.p99)} % of the one-car figure`,
     `  storm: the server stopped in ${fmt(r.storm.stopSeconds, 1)} s, the new one listened ${fmt(r.storm.startSeconds, 1)} s later; all ${fmt(r.cars)} online ${secs(r.storm.allOnlineFromStopSeconds)} after the stop began (${secs(r.storm.allOnlineFromListenSeconds)} after the new server listened; ${fmt(r.storm.online)} online at the end)`,
