@@ -9,13 +9,11 @@
  *    view and the server's log), the app's p99 meanwhile;
  * 4. NAT: `natCars` cars from ONE address against a fresh server, all arriving within 10 s.
  */
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { parseFdLimit, readFdLimit } from '../src/server/fd-limit.js';
 import { startServerProcess, type ServerProcess } from './lib/server-process.js';
 import { carAddress } from './lib/fleet-car.js';
 import { FleetPool, formatFailures, formatLogins } from './lib/fleet-pool.js';
+import { ensureFds, fdLimitOf, fdsOf, LogCounts } from './lib/fleet-server.js';
 import { pollApart, type PollResult } from './lib/status-poller.js';
 import { fmt, mib, percentile } from './lib/stats.js';
 
@@ -81,38 +79,6 @@ const latency = (r: PollResult): Latency => ({
   errors: r.errors,
 });
 
-/** The log lines of a server that tell of a refusal or trouble, counted by message (not logins, drops). */
-class LogCounts {
-  readonly counts = new Map<string, number>();
-  readonly onLine = (line: string): void => {
-    try {
-      const ev = JSON.parse(line) as { level?: number; msg?: string };
-      if ((ev.level ?? 0) < 30 || !ev.msg || ROUTINE.has(ev.msg)) return;
-      if ((ev.level ?? 0) < 40 && !/refus|limit|fail|too many|timeout|closing|not/i.test(ev.msg)) return;
-      const msg = ev.msg.replace(/retry in \d+ s/, 'retry in N s');
-      this.counts.set(msg, (this.counts.get(msg) ?? 0) + 1);
-    } catch {
-      /* not JSON */
-    }
-  };
-}
-const ROUTINE = new Set(['login', 'disconnected', 'open-files limit', 'vts started', 'shutting down', 'stopped']);
-
-/** This process may hold `needed` descriptors: raises its soft limit (prlimit) when it must, or says how. */
-function ensureFds(needed: number): void {
-  const have = readFdLimit()?.soft ?? Infinity;
-  if (have >= needed) return;
-  try {
-    execFileSync('prlimit', ['--pid', String(process.pid), `--nofile=${needed}:${needed}`], { stdio: 'ignore' });
-  } catch {
-    /* said below */
-  }
-  const now = readFdLimit()?.soft ?? Infinity;
-  if (now < needed) throw new Error(`fleet: ${needed} open files needed, the limit is ${now}: run with ulimit -n ${needed} (the hard limit: ulimit -Hn)`);
-}
-
-const fdsOf = (pid: number): number => readdirSync(`/proc/${pid}/fd`).length;
-const fdLimitOf = (pid: number): number | null => parseFdLimit(readFileSync(`/proc/${pid}/limits`, 'utf8'))?.soft ?? null;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 interface HeapFigures {

@@ -11,6 +11,7 @@
  *                    [--alerts-cycle 20] [--nat-cars 2000] [--fleet-idle-seconds 30]
  *                    [--history-rows 10000000] [--history-vehicles 1000] [--history-expired N] [--history-samples 400]
  *   npm run bench -- --only fleet [--cars 19000]   (only when asked for: needs as many open files as cars)
+ *   npm run bench -- --only fleet-cluster --database postgres://… [--redis redis://…] [--cars 20000] [--fleet-idle-seconds 30]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -37,6 +38,7 @@ import { BUSY_ROWS_PER_DAY, reportHistory, runHistoryBench } from './history.js'
 import { redisProblem } from './lib/bench-cluster.js';
 import { loadTool } from './lib/http-load.js';
 import { reportFleet, runFleet } from './fleet.js';
+import { reportFleetCluster, runFleetCluster } from './fleet-cluster.js';
 
 const { values } = parseArgs({
   options: {
@@ -74,6 +76,8 @@ const { values } = parseArgs({
 const CARS = Number(values.cars ?? 50);
 /** The fleet benchmark's cars: --cars, else 19,000. */
 const FLEET_CARS = Number(values.cars ?? 19_000);
+/** The fleet-cluster benchmark's cars (half on each node): --cars, else 20,000. */
+const FLEET_CLUSTER_CARS = Number(values.cars ?? 20_000);
 const APPS = Math.min(Number(values.apps), CARS);
 const SECONDS = Number(values.seconds);
 const IDLE = Number(values.idle);
@@ -117,7 +121,21 @@ async function provision(dataDir: string, count: number): Promise<{ ids: string[
   return { ids, ownerId: owner.id };
 }
 
+/** `--only fleet-cluster` runs on PostgreSQL and Redis only: null when both are there, else the line that says what is missing. */
+async function fleetClusterProblem(): Promise<string | null> {
+  if (!values.database?.startsWith('postgres')) return 'fleet-cluster: needs PostgreSQL: give --database postgres://… (e.g. --database postgres://127.0.0.1:5432/test)';
+  const problem = await redisProblem(values.redis);
+  return problem ? `fleet-cluster: no Redis at ${values.redis} (${problem}): start redis-server or give --redis` : null;
+}
+
 async function main(): Promise<void> {
+  if (values.only === 'fleet-cluster') {
+    const problem = await fleetClusterProblem();
+    if (problem) {
+      process.stderr.write(problem + '\n');
+      process.exit(2);
+    }
+  }
   execFileSync(process.execPath, ['scripts/build-if-needed.mjs'], { stdio: 'inherit' });
   const dataDir = mkdtempSync(join(tmpdir(), 'vts-bench-'));
   const wanted = values.only;
@@ -133,8 +151,10 @@ async function main(): Promise<void> {
       !wanted || wanted === 'ha' ? 2 * HA_ROUNDS * CARS : 1, // ha: the ingest cars of each round (its 1,000 announced vehicles have an owner of their own)
       !wanted || wanted === 'alerts' ? 2 * ALERTS_ROUNDS * CARS : 1, // alerts: the ingest cars of each round
       wanted === 'fleet' ? Math.max(FLEET_CARS, NAT_CARS) : 1, // fleet (only when asked for): its cars, and the NAT cars
+      wanted === 'fleet-cluster' ? FLEET_CLUSTER_CARS : 1, // fleet-cluster (only when asked for): its cars
       !wanted || wanted === 'history' ? HISTORY_VEHICLES + CARS : 1, // history: the vehicles with history, then the ingest cars
       wanted === 'fleet' ||
+      wanted === 'fleet-cluster' ||
       wanted === 'ingest' || wanted === 'http' || wanted === 'command' || wanted === 'mqtt' || wanted === 'push' || wanted === 'cluster' || wanted === 'import' || wanted === 'sessions' || wanted === 'ha' || wanted === 'alerts' || wanted === 'history'
         ? 1
         : IDLE,
@@ -331,6 +351,23 @@ async function main(): Promise<void> {
         retryMaxMs: 10_000,
       });
       reports.push(reportFleet(r));
+    }
+    if (wanted === 'fleet-cluster') {
+      const seconds = Number(values['fleet-idle-seconds']);
+      process.stderr.write(`Fleet on a cluster: ${FLEET_CLUSTER_CARS} parked cars on two nodes (PostgreSQL, Redis): a window silent, one of parked traffic (${seconds} s, rounded up to whole minutes), kill -9 of one node...\n`);
+      const r = await runFleetCluster({
+        dataDir,
+        databaseArgs: DATABASE.args,
+        databaseUrl: DATABASE.url!,
+        schema: DATABASE.schema!,
+        redisUrl: values.redis,
+        ids,
+        password: PASSWORD,
+        account: ACCOUNT,
+        cars: FLEET_CLUSTER_CARS,
+        windowSeconds: seconds,
+      });
+      reports.push(reportFleetCluster(r));
     }
     if (!wanted || wanted === 'history') {
       // a day's expired rows: what HISTORY_VEHICLES busy cars write in a day at the firmware's rate

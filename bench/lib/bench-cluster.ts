@@ -5,13 +5,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { startServerProcess, type ServerProcess } from './server-process.js';
+import { startServerProcess, type ServerProcess, type ServerProcessOptions } from './server-process.js';
 
 export interface BenchCluster {
   readonly url: string;
   readonly prefix: string;
   /** Starts a node of this cluster (`--node-id id`); `extra` goes after the cluster's options. */
-  start(nodeId: string, extra?: string[]): Promise<ServerProcess>;
+  start(nodeId: string, extra?: string[], options?: ServerProcessOptions): Promise<ServerProcess>;
   /** Removes the prefix's keys from Redis. */
   cleanup(): Promise<void>;
 }
@@ -39,8 +39,8 @@ export function benchCluster(url: string, dataDir: string, serverArgs: string[])
   return {
     url,
     prefix,
-    start: (nodeId, extra = []) =>
-      startServerProcess(dataDir, [...serverArgs, '--cluster', url, '--cluster-prefix', prefix, '--node-id', nodeId, ...extra]),
+    start: (nodeId, extra = [], options = {}) =>
+      startServerProcess(dataDir, [...serverArgs, '--cluster', url, '--cluster-prefix', prefix, '--node-id', nodeId, ...extra], options),
     async cleanup() {
       const redis = new Redis(url, { maxRetriesPerRequest: 1 });
       try {

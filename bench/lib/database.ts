@@ -10,18 +10,21 @@ export interface BenchDatabase {
   url: string | undefined;
   /** `vts serve` options for it. */
   args: string[];
+  /** The run's PostgreSQL schema; undefined: SQLite. */
+  schema: string | undefined;
   /** Removes what the run made (the schema). */
   drop(): Promise<void>;
 }
 
 export function benchDatabase(url: string | undefined): BenchDatabase {
-  if (!url) return { url: undefined, args: [], drop: async () => undefined };
+  if (!url) return { url: undefined, args: [], schema: undefined, drop: async () => undefined };
   const schema = `vts_bench_${process.pid}`;
   const u = new URL(url);
   u.searchParams.set('options', `-c search_path=${schema}`);
   return {
     url: u.toString(),
     args: ['--database', u.toString()],
+    schema,
     drop: async () => {
       const client = new pg.Client({ connectionString: url });
       await client.connect();

@@ -26,14 +26,17 @@ export interface FleetEvents {
   online(car: FleetCar, atMs: number): void;
   failed(car: FleetCar, reason: FailReason, detail: string): void;
   dropped(car: FleetCar): void;
+  /** The car sent `lines` messages (S, D, L, A, or the answer `a` to a ping) after its login. */
+  sent(car: FleetCar, lines: number): void;
 }
 
 export class FleetCar {
   socket: Socket | null = null;
   online = false;
-  /** When the current try began, and when its TCP connection was up (performance.now ms). */
+  /** When the current try began, when its TCP connection was up, when it got the welcome reply (performance.now ms). */
   startedAt = 0;
   connectedAt = 0;
+  onlineAt = 0;
   /** Whether it reconnects after a drop or a failure. */
   retry = true;
   retryMaxMs = 10_000;
@@ -46,7 +49,8 @@ export class FleetCar {
     readonly id: string,
     private readonly password: string,
     readonly localAddress: string,
-    private readonly port: number,
+    /** The server's MP port: the next try goes to it (a load balancer or DNS name that moved the car to another node). */
+    public port: number,
     private readonly events: FleetEvents,
     private readonly welcomeTimeoutMs = 20_000,
     /**
@@ -87,7 +91,8 @@ export class FleetCar {
           const serverToken = line.split(' ')[2] ?? '';
           this.cipher = new MpCipher(sessionKey(this.password, serverToken, clientToken));
           this.online = true;
-          this.events.online(this, performance.now());
+          this.onlineAt = performance.now();
+          this.events.online(this, this.onlineAt);
           this.sendAll([S, D, L]);
           return true;
         }
@@ -154,6 +159,7 @@ export class FleetCar {
     let out = '';
     for (const m of messages) out += this.cipher.encrypt('MP-0 ' + m) + '\r\n';
     socket.write(out);
+    this.events.sent(this, messages.length);
   }
 }
 

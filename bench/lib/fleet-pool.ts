@@ -14,12 +14,15 @@ export class FleetPool {
   lastOnlineAt = 0;
   /** Connect → welcome reply of each successful try since `resetCounts`, ms. */
   loginMs: number[] = [];
+  /** Lines the cars have sent after their logins so far: each S, D, L, A, and each answer `a` to a ping (never reset). */
+  messages = 0;
   private waiters: { n: number; wake: () => void }[] = [];
   private ticker: NodeJS.Timeout | null = null;
   private readonly recordPhase: number[] = [];
   private readonly pingPhase: number[] = [];
 
-  constructor(specs: readonly { id: string; password: string; address: string; localPortOf?: (attempt: number) => number }[], port: number) {
+  /** `port`: the server's MP port, unless a car's spec names its own. */
+  constructor(specs: readonly { id: string; password: string; address: string; port?: number; localPortOf?: (attempt: number) => number }[], port: number) {
     const events = {
       online: (car: FleetCar, at: number) => {
         this.online++;
@@ -32,9 +35,10 @@ export class FleetPool {
         this.failures.set(key, (this.failures.get(key) ?? 0) + 1);
       },
       dropped: () => void this.online--,
+      sent: (_car: FleetCar, lines: number) => void (this.messages += lines),
     };
     for (const s of specs) {
-      this.cars.push(new FleetCar(s.id, s.password, s.address, port, events, undefined, s.localPortOf));
+      this.cars.push(new FleetCar(s.id, s.password, s.address, s.port ?? port, events, undefined, s.localPortOf));
       this.recordPhase.push(Math.floor(Math.random() * PARKED_RECORDS_S));
       this.pingPhase.push(Math.floor(Math.random() * PING_S));
     }

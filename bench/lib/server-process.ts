@@ -92,7 +92,7 @@ export async function startServerProcess(dataDir: string, extraArgs: string[] = 
     cpuSeconds: () => sum(pids().map(cpuSecondsOf)),
     stop() {
       return new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve(child.exitCode);
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode); // exited, or killed (kill -9)
         child.once('exit', (code) => resolve(code));
         child.kill('SIGTERM');
       });
