@@ -33,6 +33,8 @@ export class PresenceSync {
   private readonly mine = new Map<string, NodePresence>();
   /** Vehicles whose part changed while this node was not joined: written once it is. */
   private readonly dirty = new Set<string>();
+  /** While `repairOwn` reads the hash: the vehicles written meanwhile (their writes follow the read; not judged by it). */
+  private writtenDuringRead: Set<string> | null = null;
 
   constructor(
     private readonly k: (name: string) => string,
@@ -63,6 +65,7 @@ export class PresenceSync {
       this.dirty.add(vehicleId);
       return;
     }
+    this.writtenDuringRead?.add(vehicleId);
     const p = this.part(vehicleId);
     const key = this.k(`p:${this.nodeId}`);
     const write = isEmpty(p) ? redis.hdel(key, vehicleId) : redis.hset(key, vehicleId, JSON.stringify(p));
@@ -118,10 +121,18 @@ export class PresenceSync {
 
   /** Writes again (and publishes) every entry of this node's hash that differs from what it holds. */
   async repairOwn(redis: Redis): Promise<number> {
-    const stored = await this.read(redis, this.nodeId);
+    // a vehicle written while the read is on its way (a login storm writes thousands) differs
+    // from what the read shows only because its write comes after it: not a difference to repair
+    const written = (this.writtenDuringRead = new Set());
+    let stored: Map<string, NodePresence>;
+    try {
+      stored = await this.read(redis, this.nodeId);
+    } finally {
+      this.writtenDuringRead = null;
+    }
     const wrong = new Set<string>();
-    for (const [v, p] of stored) if (!same(p, this.mine.has(v) ? this.part(v) : null)) wrong.add(v);
-    for (const v of this.mine.keys()) if (!stored.has(v)) wrong.add(v);
+    for (const [v, p] of stored) if (!written.has(v) && !same(p, this.mine.has(v) ? this.part(v) : null)) wrong.add(v);
+    for (const v of this.mine.keys()) if (!stored.has(v) && !written.has(v)) wrong.add(v);
     for (const v of wrong) this.publish(redis, v);
     return wrong.size;
   }
