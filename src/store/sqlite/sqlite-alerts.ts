@@ -11,6 +11,7 @@ import { VtsError } from '../../errors.js';
 import type { AlertsStore, RuledVehicle, SavedAlertState, StoredRule } from '../alerts-store.js';
 import { RULE_COLUMNS, RULED_SQL, settingsJson, toQuietHours, toRule, toRuled, toRules, type AlertRuleRow, type RuledRow } from '../alerts-rows.js';
 import { isForeignKeyViolation } from './sqlite-errors.js';
+import { relaxedCommit } from './sqlite-relaxed.js';
 
 const BUMP = "UPDATE vts_meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'alert_rules_version' RETURNING CAST(value AS INTEGER)";
 
@@ -94,17 +95,16 @@ export class SqliteAlertsStore implements AlertsStore {
   async saveState(vehicleId: string, version: number, state: string, durable = true): Promise<number | null> {
     this.open();
     const id = vehicleId.toUpperCase();
-    // exec, not a prepared statement: SQLite applies this pragma when it compiles it
-    if (!durable) this.db.exec('PRAGMA synchronous = NORMAL');
-    try {
-      if (version === 0) return this.s.firstState.run(id, state).changes > 0 ? 1 : null;
-      return this.s.nextState.run(state, id, version).changes > 0 ? version + 1 : null;
-    } catch (err) {
-      if (isForeignKeyViolation(err)) return null;
-      throw err;
-    } finally {
-      if (!durable) this.db.exec('PRAGMA synchronous = FULL');
-    }
+    const save = (): number | null => {
+      try {
+        if (version === 0) return this.s.firstState.run(id, state).changes > 0 ? 1 : null;
+        return this.s.nextState.run(state, id, version).changes > 0 ? version + 1 : null;
+      } catch (err) {
+        if (isForeignKeyViolation(err)) return null;
+        throw err;
+      }
+    };
+    return durable ? save() : relaxedCommit(this.db, save);
   }
 
   async getQuietHours(ownerId: number): Promise<QuietHours | null> {

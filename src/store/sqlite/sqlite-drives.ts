@@ -35,6 +35,7 @@ import {
 } from '../drives-rows.js';
 import { nowSeconds } from '../rows.js';
 import { isForeignKeyViolation } from './sqlite-errors.js';
+import { relaxedCommit } from './sqlite-relaxed.js';
 
 const P = (): string => '?';
 
@@ -151,14 +152,8 @@ export class SqliteDrivesStore implements DrivesStore {
     // loop stalled a parked fleet's app requests every second): both are derived from the history,
     // whose writes commit with NORMAL too, they commit together, and in WAL mode a kill -9 loses
     // neither; a power loss only makes the tracker work them out again from its previous
-    // checkpoint and the history (exec, not a prepared statement: SQLite applies this pragma when
-    // it compiles it)
-    this.db.exec('PRAGMA synchronous = NORMAL');
-    try {
-      return this.ofVehicle(vid, () => this.commitTx(vid, expectedSeq, state, ops));
-    } finally {
-      this.db.exec('PRAGMA synchronous = FULL');
-    }
+    // checkpoint and the history
+    return relaxedCommit(this.db, () => this.ofVehicle(vid, () => this.commitTx(vid, expectedSeq, state, ops)));
   }
 
   async replaceSessions(vehicleId: string, sessions: readonly Session[], state: string, since: number): Promise<number> {

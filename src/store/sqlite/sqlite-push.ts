@@ -56,6 +56,7 @@ import {
 import { toPushSubscription, type PushRow } from '../rows.js';
 import type { PushSubscription } from '../store.js';
 import { isForeignKeyViolation } from './sqlite-errors.js';
+import { relaxedCommit } from './sqlite-relaxed.js';
 
 const SUBSCRIPTION_COLUMNS = 'owner_id, vehicle_id, app_id, push_type, push_key_type, push_key_value, last_updated, active';
 
@@ -268,17 +269,6 @@ export class SqlitePushStore implements PushStore {
     }).immediate;
   }
 
-  /** `fn`'s commit with synchronous=NORMAL (see the top of the file). */
-  private relaxed<T>(fn: () => T): T {
-    // exec, not a prepared statement: SQLite applies this pragma when it compiles it
-    this.db.exec('PRAGMA synchronous = NORMAL');
-    try {
-      return fn();
-    } finally {
-      this.db.exec('PRAGMA synchronous = FULL');
-    }
-  }
-
   // --- the Store's own subscription methods ---
 
   /** Store.upsertPushSubscription. */
@@ -308,7 +298,7 @@ export class SqlitePushStore implements PushStore {
   async claimDeliveries(channel: Channel, max: number, now: number, claimer: string, leaseUntil: number): Promise<DeliveryItem[]> {
     this.open();
     const limit = rowLimit(max);
-    return limit === 0 ? [] : this.relaxed(() => this.claimTx(channel, limit, now, claimer, leaseUntil));
+    return limit === 0 ? [] : relaxedCommit(this.db, () => this.claimTx(channel, limit, now, claimer, leaseUntil));
   }
 
   async finishAttempt(id: number, claimer: string, time: number, outcome: AttemptOutcome): Promise<boolean> {
@@ -318,7 +308,7 @@ export class SqlitePushStore implements PushStore {
 
   async finishAttempts(claimer: string, time: number, attempts: readonly FinishedAttempt[]): Promise<boolean[]> {
     this.open();
-    return attempts.length === 0 ? [] : this.relaxed(() => this.finishTx(claimer, time, attempts));
+    return attempts.length === 0 ? [] : relaxedCommit(this.db, () => this.finishTx(claimer, time, attempts));
   }
 
   async releaseClaims(claimer: string): Promise<number> {

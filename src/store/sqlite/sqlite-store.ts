@@ -61,6 +61,7 @@ import { SqlitePushStore } from './sqlite-push.js';
 import { SqliteRecords } from './sqlite-records.js';
 import { SqliteHistoryStatsStore } from './sqlite-history-stats.js';
 import { SqliteVehicles } from './sqlite-vehicles.js';
+import { relaxedCommit } from './sqlite-relaxed.js';
 
 const BUSY_TIMEOUT_MS = 5000;
 
@@ -134,17 +135,8 @@ export class SqliteStore extends BufferedStore implements Store {
   }
 
   protected commitBatch(batch: WriteBatch): void {
-    if (batch.durable) {
-      this.commitTransaction(batch);
-    } else {
-      // exec, not a prepared statement: SQLite applies this pragma when it compiles it
-      this.db.exec('PRAGMA synchronous = NORMAL');
-      try {
-        this.commitTransaction(batch);
-      } finally {
-        this.db.exec('PRAGMA synchronous = FULL');
-      }
-    }
+    if (batch.durable) this.commitTransaction(batch);
+    else relaxedCommit(this.db, () => this.commitTransaction(batch));
     const caches = this.caches;
     for (const vid of batch.carMessages.keys()) caches.forget(vid);
     for (const vid of batch.lastUpdates.keys()) caches.forget(vid);
@@ -297,12 +289,7 @@ export class SqliteStore extends BufferedStore implements Store {
     await this.flushedAll();
     // committed as the write-behind batches are (synchronous=NORMAL: no fsync on the event loop
     // for each batch of the purge); a power loss can only bring back records that expired
-    this.db.exec('PRAGMA synchronous = NORMAL');
-    try {
-      return this.records.purgeExpiredHistorical(now, limit);
-    } finally {
-      this.db.exec('PRAGMA synchronous = FULL');
-    }
+    return relaxedCommit(this.db, () => this.records.purgeExpiredHistorical(now, limit));
   }
 
   // --- traffic accounting ---
