@@ -1,17 +1,35 @@
 /** UTC date-time text as the reference writes it: `YYYY-MM-DD HH:MM:SS`. Times are epoch seconds. */
 
-/** The same stored times are formatted again on every poll: the recent ones are remembered. */
-const formatted = new Map<number, string>();
+/**
+ * Answers of many records (years of history) format a time each, nearly all different: a whole
+ * time is put together from its day's text (remembered: records come day by day) and the time of
+ * day from two tables, without a Date per record. Other times (fractions, before 1970, after
+ * 9999) go through Date.
+ */
+const dayTexts = new Map<number, string>();
+const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n));
+/** `HH:` for each hour. */
+const HOURS = Array.from({ length: 24 }, (_, h) => `${pad2(h)}:`);
+/** `MM:SS` for each second of an hour. */
+const MINUTES_SECONDS = Array.from({ length: 3600 }, (_, k) => `${pad2(Math.floor(k / 60))}:${pad2(k % 60)}`);
+/** 10000-01-01 00:00:00 UTC: from there on the ISO text has six year digits. */
+const YEAR_10000 = 253402300800;
 
 export function formatUtc(epochSeconds: number): string {
-  let text = formatted.get(epochSeconds);
-  if (text === undefined) {
+  if (!Number.isInteger(epochSeconds) || epochSeconds < 0 || epochSeconds >= YEAR_10000) {
     const iso = new Date(epochSeconds * 1000).toISOString();
-    text = `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
-    if (formatted.size >= 4096) formatted.clear();
-    formatted.set(epochSeconds, text);
+    return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
   }
-  return text;
+  const day = Math.floor(epochSeconds / 86400);
+  let dayText = dayTexts.get(day);
+  if (dayText === undefined) {
+    dayText = `${new Date(day * 86_400_000).toISOString().slice(0, 10)} `;
+    if (dayTexts.size >= 4096) dayTexts.clear();
+    dayTexts.set(day, dayText);
+  }
+  const second = epochSeconds - day * 86400;
+  const hour = Math.floor(second / 3600);
+  return dayText + HOURS[hour]! + MINUTES_SECONDS[second - hour * 3600]!;
 }
 
 /** `YYYY-MM-DD` of an epoch-seconds time (UTC). */

@@ -1,6 +1,7 @@
 /** UTC time helpers (src/core/time.ts). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { formatUtc, parseSince, startOfUtcDay, utcDay } from '../../src/core/time.js';
 
 const T = Date.UTC(2026, 10, 22, 2, 13, 38) / 1000; // 2026-11-22 02:13:38 UTC
@@ -65,4 +66,19 @@ test('parseSince: years 1–99 are those years, not 1901–1999', () => {
   assert.equal(parseSince('0050-06-01'), d.getTime() / 1000);
   assert.equal(parseSince('0001-02-29'), null, 'no leap day in year 1');
   assert.equal(parseSince('1950-06-01'), Date.UTC(1950, 5, 1) / 1000);
+});
+
+test('formatUtc gives the text of Date.toISOString for any time, whole or not, in range or not', () => {
+  const iso = (t: number): string => {
+    const s = new Date(t * 1000).toISOString();
+    return `${s.slice(0, 10)} ${s.slice(11, 19)}`;
+  };
+  fc.assert(
+    fc.property(
+      fc.oneof(fc.integer({ min: 0, max: 253402300799 }), fc.integer({ min: -62135596800, max: 0 }), fc.double({ min: -1e10, max: 2.5e11, noNaN: true })),
+      (t) => assert.equal(formatUtc(t), iso(t)),
+    ),
+    { numRuns: 5000 },
+  );
+  for (const t of [0, 59, 60, 3599, 3600, 86399, 86400, 951868799, 253402300799]) assert.equal(formatUtc(t), iso(t), String(t));
 });
