@@ -78,3 +78,23 @@ test('utilisation appears as *-OVM-Utilisation history (C and A only)', async (t
     ['2', '1'],
   );
 });
+
+test('*-OVM-Utilisation: any case of the type reads the counters with the stored records of that type; other types read the table alone', async (t) => {
+  const { store } = await freshStore(t);
+  await seed(store);
+  store.addUtilisation([{ vehicleId: 'DEMO1', day: DAY1, clientType: 'C', rx: 1000, tx: 20 }]);
+  await store.addHistorical({ vehicleId: 'DEMO1', type: '*-OVM-Utilisation', recordNumber: 9, time: DAY1, data: 'stored', expires: 1e10 });
+  await store.addHistorical({ vehicleId: 'DEMO1', type: 'D', recordNumber: 0, time: DAY1, data: 'd', expires: 1e10 });
+  for (const type of ['*-OVM-Utilisation', '*-ovm-UTILISATION']) {
+    assert.deepEqual(
+      (await store.getHistorical('DEMO1', type, 0)).map((r) => [r.recordNumber, r.data]),
+      [
+        [0, '20'],
+        [1, '1000'],
+        [9, 'stored'],
+      ],
+      type,
+    );
+  }
+  assert.deepEqual((await store.getHistorical('DEMO1', 'd', 0)).map((r) => [r.type, r.data]), [['D', 'd']]);
+});

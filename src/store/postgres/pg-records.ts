@@ -25,7 +25,14 @@ export const HISTORICAL_SQL = {
          min(time) AS first, max(time) AS last
        FROM historical_all WHERE vehicle_id = $1 AND time > $2
        GROUP BY lower(type) ORDER BY lower(type)`,
-  get: `SELECT type, record_number, time, data, expires FROM historical_all
+  // A stored type reads the table alone, in the key's order. Through the view, PostgreSQL does not
+  // take the type into the key's scan (the view's UNION ALL keeps it above): it read every record
+  // of the vehicle, both D and L, then filtered and sorted them (10,000 rows for 5,000: 80 against
+  // 48 ms from the OS cache on 10,000,000 rows).
+  get: `SELECT type, record_number, time, data, expires FROM historical
+       WHERE vehicle_id = $1 AND lower(type) = lower($2::text COLLATE "C") AND time > $3 ORDER BY time, record_number`,
+  /** The traffic counters' type: stored records of it and the utilisation table's, through the view. */
+  getUtilisation: `SELECT type, record_number, time, data, expires FROM historical_all
        WHERE vehicle_id = $1 AND lower(type) = lower($2::text COLLATE "C") AND time > $3 ORDER BY time, record_number`,
   page: `SELECT time, record_number, data FROM historical
        WHERE vehicle_id = $1 AND lower(type) = lower($2::text COLLATE "C") AND (time, record_number) > ($3, $4)
@@ -34,6 +41,10 @@ export const HISTORICAL_SQL = {
   // (without, a fresh table's guess made it scan the heap, past the dead rows of the batches before)
   purge: 'DELETE FROM historical WHERE ctid = ANY (ARRAY(SELECT ctid FROM historical WHERE expires < $1 ORDER BY expires LIMIT $2))',
 } as const;
+
+/** The type under which the view shows the traffic counters, lowercased as `lower()` does under "C". */
+const UTILISATION_TYPE = '*-ovm-utilisation';
+const asciiLower = (s: string): string => s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 
 export class PgRecords {
   constructor(private readonly pg: PgAccess) {}
@@ -52,7 +63,7 @@ export class PgRecords {
   async getHistorical(vehicleId: string, type: string, since: number): Promise<HistoricalRecord[]> {
     const vid = vehicleId.toUpperCase();
     const rows = await this.pg.read<HistoricalRow>(
-      HISTORICAL_SQL.get,
+      asciiLower(type) === UTILISATION_TYPE ? HISTORICAL_SQL.getUtilisation : HISTORICAL_SQL.get,
       [vid, type, bound(since)],
     );
     return rows.map((r) => toHistorical(vid, r));
