@@ -4,6 +4,9 @@
  * 1. an app's `GET /api/status` p99 with one car, the server's RSS, then all N cars connect;
  * 2. idle: RSS per car, the server's CPU over `idleSeconds` of parked traffic, its descriptors,
  *    the app's p99 again;
+ *    the app's p99 is taken against a reference: a second server with one car, asked in turn with
+ *    this one within each tick (bench/lib/status-poller.ts), once before the fleet connects (the
+ *    method's own spread, two one-car servers) and once with the fleet parked;
  * 3. reconnect storm: the server restarts (SIGTERM, then a new one on the same ports) and every
  *    car retries at a random 0–10 s: time until all are online, failed tries by reason (the cars'
  *    view and the server's log), the app's p99 meanwhile;
@@ -20,6 +23,8 @@ import { fmt, mib, percentile } from './lib/stats.js';
 export interface FleetOptions {
   dataDir: string;
   databaseArgs: string[];
+  /** The one-car reference server's data folder and database options (provisioned with the app's car). */
+  reference: { dataDir: string; databaseArgs: string[] };
   ids: readonly string[];
   password: string;
   account: { user: string; password: string };
@@ -53,8 +58,12 @@ export interface FleetResult {
   fdsFull: number;
   idleCpuShare: number;
   idleSeconds: number;
+  /** This server with one car, and the reference meanwhile. */
   appEmpty: Latency;
+  appEmptyReference: Latency;
+  /** This server with all the cars, and the reference meanwhile. */
   appFull: Latency;
+  appFullReference: Latency;
   storm: {
     stopSeconds: number;
     /** From the old server's exit until the new one listened. */
@@ -114,16 +123,22 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
   let log = new LogCounts();
   let server: ServerProcess = await startServerProcess(o.dataDir, args, { perAddressCap: true, onLine: log.onLine });
   const pool = new FleetPool(specs, server.mpPort);
+  const reference = await startServerProcess(o.reference.dataDir, [...o.reference.databaseArgs, '--rate-limit-burst', '0', '--log-level', 'warn'], { perAddressCap: true });
+  const referencePool = new FleetPool(specs.slice(0, 1), reference.mpPort);
   try {
     const fdLimitServer = fdLimitOf(server.child.pid!);
     await sleep(2000);
     // the app's car first, then the app alone on the empty server
     const appCar = pool.cars[0]!;
     appCar.start();
+    referencePool.cars[0]!.start();
     await pool.whenOnline(1, 10_000);
+    await referencePool.whenOnline(1, 10_000);
     await sleep(500);
-    say(`app: GET /api/status/${appCar.id} for ${o.appSeconds} s with one car...`);
-    const appEmpty = latency(await pollApart(server.httpPort, o.account, appCar.id, o.appSeconds).result);
+    say(`app: GET /api/status/${appCar.id} for ${o.appSeconds} s with one car, in turn with the one-car reference server...`);
+    const [emptyPoll, emptyReferencePoll] = await pollApart([server.httpPort, reference.httpPort], o.account, appCar.id, o.appSeconds).result;
+    const appEmpty = latency(emptyPoll!);
+    const appEmptyReference = latency(emptyReferencePoll!);
     const rssEmptyBytes = await medianRss(server, 5);
     const heapEmpty = await heapOf(server.httpPort, metricsToken);
 
@@ -137,6 +152,7 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
     const loginSeconds = (pool.lastOnlineAt - t0) / 1000;
     const fillFailures = `${formatFailures(pool.failures)}; ${formatLogins(pool.loginMs)}`;
     pool.drive();
+    referencePool.drive();
     await sleep(10_000); // the logins' garbage collected, the first records stored
     const fdsFull = fdsOf(server.child.pid!);
     say(`idle: the server's CPU and RSS over ${o.idleSeconds} s of parked traffic...`);
@@ -148,8 +164,12 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
     const scrapeCpu0 = server.cpuSeconds();
     const heapFull = await heapOf(server.httpPort, metricsToken);
     const scrapeCpuMs = (server.cpuSeconds() - scrapeCpu0) * 1000;
-    say(`app: GET /api/status for ${o.appSeconds} s with ${fmt(o.cars)} cars...`);
-    const appFull = latency(await pollApart(server.httpPort, o.account, appCar.id, o.appSeconds).result);
+    say(`app: GET /api/status for ${o.appSeconds} s with ${fmt(o.cars)} cars, in turn with the one-car reference server...`);
+    const [fullPoll, fullReferencePoll] = await pollApart([server.httpPort, reference.httpPort], o.account, appCar.id, o.appSeconds).result;
+    const appFull = latency(fullPoll!);
+    const appFullReference = latency(fullReferencePoll!);
+    referencePool.stopAll();
+    await reference.stop();
 
     // reconnect storm
     say('storm: restarting the server...');
@@ -165,6 +185,7 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
     const stormCpu0 = server.cpuSeconds();
     const startSeconds = (listenAt - stoppedAt) / 1000;
     const app = pollApart(server.httpPort, o.account, appCar.id);
+    const stormApp = app.result.then(([r]) => r!);
     const stormProgress = setInterval(() => say(`${fmt(pool.online)} online`), 5000);
     const back = await pool.whenOnline(o.cars, 180_000);
     clearInterval(stormProgress);
@@ -181,7 +202,7 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
       online: pool.online,
       failures: `${formatFailures(pool.failures)}; ${formatLogins(pool.loginMs)}`,
       serverLog: formatFailures(log.counts),
-      app: latency(await app.result),
+      app: latency(await stormApp),
     };
     pool.stopAll();
     await server.stop();
@@ -220,18 +241,23 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
       idleCpuShare,
       idleSeconds: o.idleSeconds,
       appEmpty,
+      appEmptyReference,
       appFull,
+      appFullReference,
       storm,
       nat,
     };
   } finally {
     pool.stopAll();
+    referencePool.stopAll();
     await server.stop();
+    await reference.stop();
   }
 }
 
 const ms = (l: Latency): string =>
   `p50 ${fmt(l.p50, 2)} ms, p99 ${fmt(l.p99, 2)} ms (${fmt(l.samples)} answers${l.non200 || l.errors ? `, ${l.non200} not 200, ${l.errors} failed` : ''})`;
+const ratio = (a: Latency, b: Latency): string => `p99 ${fmt((100 * a.p99) / b.p99)} %, p50 ${fmt((100 * a.p50) / b.p50)} % of the reference's`;
 const secs = (s: number | null): string => (s === null ? 'not all' : `${fmt(s, 1)} s`);
 
 export function reportFleet(r: FleetResult): string {
@@ -242,7 +268,10 @@ export function reportFleet(r: FleetResult): string {
     `  server RSS (median of a sample a second) ${mib(r.rssEmptyBytes)} with one car, ${mib(r.rssFullBytes)} with all: ${fmt(perCar / 1024, 2)} KiB per idle car; ${fmt(r.fdsFull)} open descriptors`,
     `  of it: V8 heap used ${mib(r.heapEmpty.used)} → ${mib(r.heapFull.used)} (${fmt((r.heapFull.used - r.heapEmpty.used) / r.cars / 1024, 2)} KiB per car), heap reserved ${mib(r.heapEmpty.total)} → ${mib(r.heapFull.total)}, outside the heap (buffers) ${mib(r.heapEmpty.external)} → ${mib(r.heapFull.external)}; that /metrics scrape took ${fmt(r.scrapeCpuMs)} ms of server CPU`,
     `  server CPU while idle (parked traffic, ${r.idleSeconds} s): ${fmt(r.idleCpuShare * 100, 2)} % of a core`,
-    `  app GET /api/status: one car ${ms(r.appEmpty)}; ${fmt(r.cars)} cars ${ms(r.appFull)}; p99 ${fmt((100 * r.appFull.p99) / r.appEmpty.p99)} % of the one-car figure`,
+    `  app GET /api/status, asked in turn with a one-car reference server (p99 against the reference's, same moments):`,
+    `    before the fleet: this server (one car) ${ms(r.appEmpty)}; reference ${ms(r.appEmptyReference)}; ${ratio(r.appEmpty, r.appEmptyReference)} (the method's own spread)`,
+    `    with ${fmt(r.cars)} cars: this server ${ms(r.appFull)}; reference ${ms(r.appFullReference)}; ${ratio(r.appFull, r.appFullReference)}`,
+    `    this server's p99 with ${fmt(r.cars)} cars against its own one-car window before: ${fmt((100 * r.appFull.p99) / r.appEmpty.p99)} %`,
     `  storm: the server stopped in ${fmt(r.storm.stopSeconds, 1)} s, the new one listened ${fmt(r.storm.startSeconds, 1)} s later; all ${fmt(r.cars)} online ${secs(r.storm.allOnlineFromStopSeconds)} after the stop began (${secs(r.storm.allOnlineFromListenSeconds)} after the new server listened; ${fmt(r.storm.online)} online at the end)`,
     `    the new server's CPU until all were online: ${fmt(r.storm.cpuMsPerCar, 2)} ms per car`,
     `    failed tries (cars' view): ${r.storm.failures}`,

@@ -8,7 +8,7 @@
  *                    [--redis redis://127.0.0.1:6379] [--cluster-samples 1000] [--http-load wrk|autocannon]
  *                    [--push-subscriptions 1000] [--push-vehicles 100] [--push-alerts 5] [--push-rounds 3] [--push-delay 50]
  *                    [--import-rows 1000000] [--rebuild-rows 1000000] [--ha-vehicles 1000] [--ha-reps 5]
- *                    [--alerts-cycle 20] [--nat-cars 2000] [--fleet-idle-seconds 30]
+ *                    [--alerts-cycle 20] [--nat-cars 2000] [--fleet-idle-seconds 30] [--fleet-app-seconds 60]
  *                    [--history-rows 10000000] [--history-vehicles 1000] [--history-expired N] [--history-samples 400]
  *   npm run bench -- --only fleet [--cars 19000]   (only when asked for: needs as many open files as cars)
  *   npm run bench -- --only fleet-cluster --database postgres://… [--redis redis://…] [--cars 20000] [--fleet-idle-seconds 30]
@@ -67,6 +67,7 @@ const { values } = parseArgs({
     'alerts-cycle': { type: 'string', default: String(ALERTS_CYCLE) },
     'nat-cars': { type: 'string', default: '2000' },
     'fleet-idle-seconds': { type: 'string', default: '30' },
+    'fleet-app-seconds': { type: 'string', default: '60' },
     'history-rows': { type: 'string', default: '10000000' },
     'history-vehicles': { type: 'string', default: '1000' },
     'history-expired': { type: 'string' },
@@ -101,8 +102,8 @@ const ACCOUNT = { user: 'bench', password: USER_PASSWORD };
 const DATABASE = benchDatabase(values.database);
 const NAT_CARS = Number(values['nat-cars']);
 
-async function provision(dataDir: string, count: number): Promise<{ ids: string[]; ownerId: number }> {
-  const store = await openStore(dataDir, { database: DATABASE.url });
+async function provision(dataDir: string, count: number, database: string | undefined = DATABASE.url): Promise<{ ids: string[]; ownerId: number }> {
+  const store = await openStore(dataDir, { database });
   const owner = await store.addOwner(ACCOUNT.user, await hashPassword(ACCOUNT.password), '*');
   await store.addApiToken({
     ownerId: owner.id,
@@ -338,17 +339,25 @@ async function main(): Promise<void> {
     }
     if (wanted === 'fleet') {
       process.stderr.write(`Fleet: ${FLEET_CARS} parked cars from their own addresses, a reconnect storm, ${NAT_CARS} cars from one address...\n`);
+      // the app's one-car reference server: a data folder (and on PostgreSQL a schema) of its own
+      const referenceDir = mkdtempSync(join(tmpdir(), 'vts-bench-reference-'));
+      const referenceDatabase = benchDatabase(values.database, 'reference');
+      await provision(referenceDir, 1, referenceDatabase.url);
       const r = await runFleet({
         dataDir,
         databaseArgs: DATABASE.args,
+        reference: { dataDir: referenceDir, databaseArgs: referenceDatabase.args },
         ids,
         password: PASSWORD,
         account: ACCOUNT,
         cars: FLEET_CARS,
         natCars: NAT_CARS,
         idleSeconds: Number(values['fleet-idle-seconds']),
-        appSeconds: HTTP_SECONDS,
+        appSeconds: Number(values['fleet-app-seconds']),
         retryMaxMs: 10_000,
+      }).finally(async () => {
+        await referenceDatabase.drop();
+        rmSync(referenceDir, { recursive: true, force: true });
       });
       reports.push(reportFleet(r));
     }

@@ -16,9 +16,10 @@ export interface BenchDatabase {
   drop(): Promise<void>;
 }
 
-export function benchDatabase(url: string | undefined): BenchDatabase {
+/** `name`: a second database of the same run (its schema `vts_bench_<pid>_<name>`). */
+export function benchDatabase(url: string | undefined, name?: string): BenchDatabase {
   if (!url) return { url: undefined, args: [], schema: undefined, drop: async () => undefined };
-  const schema = `vts_bench_${process.pid}`;
+  const schema = `vts_bench_${process.pid}${name ? `_${name}` : ''}`;
   const u = new URL(url);
   u.searchParams.set('options', `-c search_path=${schema}`);
   return {
@@ -26,6 +27,10 @@ export function benchDatabase(url: string | undefined): BenchDatabase {
     args: ['--database', u.toString()],
     schema,
     drop: async () => {
+      if (process.env.VTS_BENCH_KEEP_SCHEMA === '1') {
+        process.stderr.write(`bench: schema ${schema} kept (VTS_BENCH_KEEP_SCHEMA=1)\n`);
+        return;
+      }
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       try {

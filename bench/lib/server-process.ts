@@ -3,6 +3,7 @@
  * with `--workers N` those of the primary and its workers added up.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { childPids, cpuSecondsOf, peakRssOf, rssOf } from './proc.js';
 
@@ -63,6 +64,10 @@ export async function startServerProcess(dataDir: string, extraArgs: string[] = 
     { stdio: ['ignore', 'pipe', options.onLine ? 'pipe' : 'inherit'], ...(options.env ? { env: { ...process.env, ...options.env } } : {}) },
   );
   if (options.onLine) createInterface({ input: child.stderr! }).on('line', options.onLine);
+  // VTS_BENCH_SERVER_STDOUT=<file>: the server's standard output appended there too (e.g. with
+  // VTS_BENCH_NODE_ARGS=--trace-gc, V8's line per collection)
+  const tee = process.env.VTS_BENCH_SERVER_STDOUT;
+  if (tee) child.stdout!.on('data', (chunk: Buffer) => appendFileSync(tee, chunk));
   const lines = createInterface({ input: child.stdout! });
   const ports = await new Promise<{ mp: number; http: number; mqtt: number | null }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('server did not report its ports within 30 s')), 30_000);

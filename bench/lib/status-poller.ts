@@ -2,6 +2,10 @@
  * An app polling `GET /api/status/<id>` with a session cookie, one request at a time at a steady
  * pace, on one keep-alive connection: the latency an app sees. Survives a server restart: a
  * failed request or a 401 (the new server does not know the session) logs in again.
+ *
+ * Given several servers, it asks each in turn within every tick (the order turning round from one
+ * tick to the next): the servers are then compared under the same machine at the same moments,
+ * which separate windows cannot give on a shared 2-core machine.
  */
 import { fork } from 'node:child_process';
 import { Agent, request } from 'node:http';
@@ -26,48 +30,63 @@ function get(agent: Agent, port: number, path: string, cookie: string): Promise<
   });
 }
 
+/** One server's side of the poll: its connection, its session and what it answered. */
+class Target {
+  readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  readonly result: PollResult = { samples: [], non200: 0, errors: 0 };
+  cookie: string | null = null;
+  constructor(readonly port: number) {}
+
+  /** One request; false when it failed (the next one logs in again). */
+  async ask(account: { user: string; password: string }, path: string): Promise<boolean> {
+    try {
+      this.cookie ??= await cookieLogin(this.port, account.user, account.password);
+      const sent = performance.now();
+      const status = await get(this.agent, this.port, path, this.cookie);
+      const ms = performance.now() - sent;
+      if (status === 200) this.result.samples.push(ms);
+      else {
+        this.result.non200++;
+        if (status === 401) this.cookie = null;
+      }
+      return true;
+    } catch {
+      this.result.errors++;
+      this.cookie = null;
+      return false;
+    }
+  }
+}
+
 /**
- * Polls every `intervalMs` (or right after a slower answer) until `done()` says so.
- * `account`: the app's user; `vehicleId`: the vehicle it watches.
+ * Polls every `intervalMs` (or right after a slower answer) until `done()` says so; with several
+ * ports, each is asked once per tick, one after the other. `account`: the app's user on every
+ * server; `vehicleId`: the vehicle it watches. The results come in the order of `ports`.
  */
 export async function pollStatus(
-  port: number,
+  ports: readonly number[],
   account: { user: string; password: string },
   vehicleId: string,
   done: () => boolean,
   intervalMs = 10,
-): Promise<PollResult> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const samples: number[] = [];
-  let non200 = 0;
-  let errors = 0;
-  let cookie: string | null = null;
+): Promise<PollResult[]> {
+  const targets = ports.map((p) => new Target(p));
   const path = `/api/status/${vehicleId}`;
   try {
-    while (!done()) {
+    for (let tick = 0; !done(); tick++) {
       const started = performance.now();
-      try {
-        cookie ??= await cookieLogin(port, account.user, account.password);
-        const sent = performance.now();
-        const status = await get(agent, port, path, cookie);
-        const ms = performance.now() - sent;
-        if (status === 200) samples.push(ms);
-        else {
-          non200++;
-          if (status === 401) cookie = null;
-        }
-      } catch {
-        errors++;
-        cookie = null;
+      let failed = false;
+      for (let k = 0; k < targets.length; k++) {
+        const t = targets[(tick + k) % targets.length]!;
+        if (!(await t.ask(account, path))) failed = true;
       }
       const left = intervalMs - (performance.now() - started);
-      await new Promise((r) => setTimeout(r, Math.max(left, errors > 0 && cookie === null ? intervalMs : 0)));
+      await new Promise((r) => setTimeout(r, Math.max(left, failed ? intervalMs : 0)));
     }
   } finally {
-    agent.destroy();
+    for (const t of targets) t.agent.destroy();
   }
-  samples.sort((a, b) => a - b);
-  return { samples, non200, errors };
+  return targets.map((t) => ({ ...t.result, samples: t.result.samples.sort((a, b) => a - b) }));
 }
 
 /** `done` for `pollStatus`: true after `seconds`. */
@@ -78,20 +97,22 @@ export function forSeconds(seconds: number): () => boolean {
 
 /**
  * `pollStatus` in a child process of its own (bench/lib/status-poller-child.ts): for `seconds`, or
- * until `stop()` when `seconds` is 0. The result comes back when it has finished.
+ * until `stop()` when `seconds` is 0. The results (one per port, in order) come back when it has
+ * finished.
  */
 export function pollApart(
-  port: number,
+  ports: number | readonly number[],
   account: { user: string; password: string },
   vehicleId: string,
   seconds = 0,
-): { stop(): void; result: Promise<PollResult> } {
-  const child = fork(new URL('./status-poller-child.ts', import.meta.url), [String(port), account.user, account.password, vehicleId, String(seconds)], {
+): { stop(): void; result: Promise<PollResult[]> } {
+  const list = typeof ports === 'number' ? [ports] : ports;
+  const child = fork(new URL('./status-poller-child.ts', import.meta.url), [list.join(','), account.user, account.password, vehicleId, String(seconds)], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const result = new Promise<PollResult>((resolve, reject) => {
-    child.once('message', (m) => resolve(m as PollResult));
+  const result = new Promise<PollResult[]>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as PollResult[]));
     child.once('exit', (code) => reject(new Error(`the app's poller exited (${code}) without a result`)));
     child.once('error', reject);
   });
