@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { historicalTimes, parseAckedH, parseH } from '../../src/core/mp/historical.js';
+import { isUtilisationType } from '../../src/core/records/lists.js';
 
 test('parseH: the transcript record (data keeps its commas)', () => {
   assert.deepEqual(parseH('*-LOG-Test,0,86400,hello,world'), {
@@ -68,4 +69,9 @@ test('historicalTimes clamps a positive timediff and a negative lifetime', () =>
   assert.deepEqual(historicalTimes(future, 1_000_000), { time: 1_000_000, expires: 1_003_600 });
   const negative = parseH('*-LOG-Test,0,-5,x')!;
   assert.deepEqual(historicalTimes(negative, 1_000_000), { time: 1_000_000, expires: 1_000_000 });
+});
+
+test('isUtilisationType: the traffic counters type in any ASCII case, nothing else', () => {
+  for (const t of ['*-OVM-Utilisation', '*-ovm-utilisation', '*-OVM-UTILISATION']) assert.equal(isUtilisationType(t), true, t);
+  for (const t of ['*-OVM-Utilisation ', '*-OVM-Utilisatio', 'D', '', '*-OVM-Utilization']) assert.equal(isUtilisationType(t), false, t);
 });

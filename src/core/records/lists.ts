@@ -78,6 +78,14 @@ export interface HistoricalEntry {
   data: string;
 }
 
+/**
+ * Whether a record type is the traffic counters' `*-OVM-Utilisation` (rows of the utilisation
+ * table shown as history), in any case of its ASCII letters, as the stores' `lower()` compares.
+ */
+export function isUtilisationType(type: string): boolean {
+  return type.length === 17 && type.replace(/[A-Z]+/g, (m) => m.toLowerCase()) === '*-ovm-utilisation';
+}
+
 /** `GET /api/historical/<id>/<type>`: the records (the type is not repeated). */
 export function historicalRecordRows(records: readonly HistoricalEntry[]): RecordBody[] {
   return records.map((r) => ({ h_data: r.data, h_recordnumber: r.recordNumber, h_timestamp: formatUtc(r.time) }));

@@ -10,7 +10,7 @@
  */
 import { Readable } from 'node:stream';
 import { csvFilename, historicalSummaryCsv } from '../../core/records/csv.js';
-import { historicalRecordRows, historicalRecordsJsonPart, historicalSummaryRows } from '../../core/records/lists.js';
+import { historicalRecordRows, historicalRecordsJsonPart, historicalSummaryRows, isUtilisationType } from '../../core/records/lists.js';
 import { parseSince } from '../../core/time.js';
 import type { HistoricalEntry, HistoricalPosition, Store } from '../../store/store.js';
 import { badRequest, forbidden, sendJson, sendJsonStream, sendJsonText } from '../reply.js';
@@ -19,9 +19,6 @@ import { sendCsv, sendRecordsCsv } from '../records-csv.js';
 
 /** Records per page of a long answer. */
 export const HISTORY_PAGE = 2000;
-
-/** The traffic counters' type: rows of the utilisation table (the store's getHistorical), not paged. */
-const UTILISATION = '*-ovm-utilisation';
 
 async function* pages(store: Store, vehicleId: string, type: string, first: HistoricalEntry[]): AsyncGenerator<string> {
   yield '[' + historicalRecordsJsonPart(first);
@@ -49,7 +46,8 @@ export const historical: ApiRoute = {
       return sendJson(reply, 200, historicalSummaryRows(summary));
     }
     if (csv) return sendRecordsCsv(ctx, reply, vehicle.id, [type], since, 'since');
-    if (type.toLowerCase() === UTILISATION) return sendJson(reply, 200, historicalRecordRows(await ctx.store.getHistorical(vehicle.id, type, since)));
+    // the traffic counters' type: rows of the utilisation table (the store's getHistorical), not paged
+    if (isUtilisationType(type)) return sendJson(reply, 200, historicalRecordRows(await ctx.store.getHistorical(vehicle.id, type, since)));
     // time > since: after every record number of that second
     const after: HistoricalPosition = { time: since, recordNumber: Number.MAX_SAFE_INTEGER };
     const first = await ctx.store.pageHistorical(vehicle.id, type, after, HISTORY_PAGE);

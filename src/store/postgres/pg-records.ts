@@ -15,6 +15,7 @@ import {
   type SummaryRow,
   type UtilisationDbRow,
 } from '../rows.js';
+import { isUtilisationType } from '../../core/records/lists.js';
 import type { CommandAuditEntry, HistoricalEntry, HistoricalPosition, HistoricalRecord, HistoricalSummary, UtilisationRow } from '../store.js';
 import { changedRows, type PgAccess } from './pg-connection.js';
 
@@ -42,10 +43,6 @@ export const HISTORICAL_SQL = {
   purge: 'DELETE FROM historical WHERE ctid = ANY (ARRAY(SELECT ctid FROM historical WHERE expires < $1 ORDER BY expires LIMIT $2))',
 } as const;
 
-/** The type under which the view shows the traffic counters, lowercased as `lower()` does under "C". */
-const UTILISATION_TYPE = '*-ovm-utilisation';
-const asciiLower = (s: string): string => s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
-
 export class PgRecords {
   constructor(private readonly pg: PgAccess) {}
 
@@ -63,7 +60,7 @@ export class PgRecords {
   async getHistorical(vehicleId: string, type: string, since: number): Promise<HistoricalRecord[]> {
     const vid = vehicleId.toUpperCase();
     const rows = await this.pg.read<HistoricalRow>(
-      asciiLower(type) === UTILISATION_TYPE ? HISTORICAL_SQL.getUtilisation : HISTORICAL_SQL.get,
+      isUtilisationType(type) ? HISTORICAL_SQL.getUtilisation : HISTORICAL_SQL.get,
       [vid, type, bound(since)],
     );
     return rows.map((r) => toHistorical(vid, r));
