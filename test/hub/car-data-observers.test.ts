@@ -4,7 +4,8 @@
  * a second connection at the moment it is called), after the vehicle's clients got it; a
  * paranoid record is not passed on; an observer that throws or rejects is logged and disturbs
  * neither the forwarding, nor the other observers, nor the car’s connection; of a burst of records
- * of one code in one second, committed together while no client watches, it hears the last.
+ * of one code in one second, committed together while no client watches, it hears the last (and
+ * the link keeps none of them once they are told).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -116,6 +117,8 @@ test('of the records of one code in one second committed together while no clien
   await roundTrip(car);
   await store.flush();
   assert.deepEqual(heard, ['0 S 82,K', '0 D 140,8,4', '1 S 83,K']);
+  // told records leave the vehicle's link: a parked car holds none between its messages
+  assert.equal(h.t.server.hub.links.get('TESTCAR')?.heard, undefined);
 
   // a record of the same second after the commit: heard again
   heard.length = 0;

@@ -69,7 +69,7 @@ function observeLater(hub: HubPort, peer: MessageSource, link: VehicleLink, code
     last.data = data;
     return;
   }
-  const record = new HeardRecord(hub.carData, link.vehicleId.toUpperCase(), link.ownerId, code, data, time, peer === V3_SOURCE ? 'mqtt' : 'v2');
+  const record = new HeardRecord(hub.carData, link, link.vehicleId.toUpperCase(), link.ownerId, code, data, time, peer === V3_SOURCE ? 'mqtt' : 'v2');
   record.commit = hub.store.afterLaterCommitOf(record);
   heard.set(code, record);
 }

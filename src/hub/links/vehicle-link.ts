@@ -25,7 +25,7 @@ export class VehicleLink {
   carClaim: number | undefined;
   /** Claims another node superseded while this car's own claim was still pending. */
   supersededClaims: number[] = [];
-  /** The last live record of each code told to the car-data observers (src/hub/handlers/car-data.ts). */
+  /** The live record of each code waiting for its commit to be told to the car-data observers (src/hub/handlers/car-data.ts); none once told. */
   heard: Map<string, HeardRecord> | undefined;
 
   constructor(

@@ -45,6 +45,11 @@ export class HeardRecord implements CarDataEvent {
 
   constructor(
     private readonly observers: Pick<CarDataObservers, 'notify'>,
+    /**
+     * Where the record waits, by code, while it may still be replaced (the vehicle's link): it
+     * leaves once told, so that a parked car's link holds no record between its messages.
+     */
+    private readonly waiting: { heard: Map<string, HeardRecord> | undefined },
     readonly vehicleId: string,
     readonly ownerId: number,
     readonly code: string,
@@ -58,6 +63,11 @@ export class HeardRecord implements CarDataEvent {
   fn(): void {
     // told now: never replaced again
     this.commit = null;
+    const heard = this.waiting.heard;
+    if (heard?.get(this.code) === this) {
+      heard.delete(this.code);
+      if (heard.size === 0) this.waiting.heard = undefined;
+    }
     this.observers.notify(this);
   }
 }
