@@ -76,3 +76,20 @@ test('payloads are UTF-8: valid UTF-8 relays unchanged, invalid bytes become U+F
   const latin1 = Buffer.concat([Buffer.from('MP-0 PA', 'latin1'), Buffer.from([0xfc])]);
   assert.deepEqual(relay(latin1), Buffer.concat([Buffer.from('MP-0 PA'), Buffer.from([0xef, 0xbf, 0xbd])]));
 });
+
+test('ciphers side by side in the shared state slabs keep their own streams', () => {
+  const pairs = Array.from({ length: 300 }, (_, k) => {
+    const kk = sessionKey(`PASS${k}`, 'abcdefghijklmnopqrstuv', '0123456789ABCDEFGHIJKL');
+    return { server: new MpCipher(kk), car: new MpCipher(kk), alone: new Rc4(kk) };
+  });
+  for (let round = 0; round < 3; round++) {
+    for (const [k, p] of pairs.entries()) {
+      const line = `MP-0 S${k},K,${round}`;
+      const wire = p.server.encrypt(line);
+      // the server's tx stream is the classic keystream of the key, untouched by its neighbours
+      assert.equal(wire, Buffer.from(p.alone.apply(Buffer.from(line))).toString('base64'));
+      assert.equal(p.car.decrypt(wire), line);
+      assert.equal(p.server.decrypt(p.car.encrypt(`MP-0 a${k}`)), `MP-0 a${k}`);
+    }
+  }
+});

@@ -58,3 +58,17 @@ test('key length must be 1..256 bytes', () => {
   assert.doesNotThrow(() => new Rc4(new Uint8Array(1)));
   assert.doesNotThrow(() => new Rc4(new Uint8Array(256)));
 });
+
+test('a state kept at an offset of a shared buffer gives the same keystream, and its neighbours keep theirs', () => {
+  const shared = new Uint8Array(1024).fill(0xee);
+  const a = new Rc4(ascii('first'), 1024, shared, 256);
+  const b = new Rc4(ascii('second'), 1024, shared, 512);
+  const own = [new Rc4(ascii('first')), new Rc4(ascii('second'))];
+  for (let round = 0; round < 3; round++) {
+    assert.equal(hex(a.apply(new Uint8Array(40))), hex(own[0]!.apply(new Uint8Array(40))));
+    assert.equal(hex(b.apply(new Uint8Array(40))), hex(own[1]!.apply(new Uint8Array(40))));
+  }
+  assert.ok(shared.subarray(0, 256).every((x) => x === 0xee), 'the bytes before the states are untouched');
+  assert.ok(shared.subarray(768).every((x) => x === 0xee), 'the bytes after them too');
+  assert.throws(() => new Rc4(ascii('k'), 0, shared, 769), RangeError);
+});

@@ -3,14 +3,17 @@
  * primed with 1024 bytes, continuous for the connection; each line is base64(RC4(plaintext)).
  */
 import { Rc4 } from './rc4.js';
+import { takeSlot } from './state-slab.js';
 
 export class MpCipher {
   private readonly rx: Rc4;
   private readonly tx: Rc4;
 
   constructor(key: Uint8Array) {
-    this.rx = new Rc4(key, 1024);
-    this.tx = new Rc4(key, 1024);
+    // both states in one slot of a shared slab: a parked car's cipher has no buffer of its own
+    const { buf, at } = takeSlot(this);
+    this.rx = new Rc4(key, 1024, buf, at);
+    this.tx = new Rc4(key, 1024, buf, at + 256);
   }
 
   /** Encrypts one plaintext line (without CR LF) to its base64 wire form. */
