@@ -137,6 +137,8 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     onOutage: (event) => logOutage(log, event),
     onResumed: (seconds: number) => log.info({ seconds: Math.round(seconds) }, 'store: the held writes are committed and passed on'),
     maxHeldWrites: config.holdWrites,
+    // SQLite: the WAL is folded into the file by a worker thread, not inside a commit the event loop waits for
+    checkpointEveryMs: 1000,
     onCommit: metrics ? (entries, seconds) => metrics.storeCommit(entries, seconds) : undefined,
     onCreated: (file) => log.info({ file }, 'created a new database'),
   });

@@ -314,4 +314,10 @@ export interface StoreOptions {
    * their data): past it `congested()` is true.
    */
   maxHeldWrites?: number;
+  /**
+   * SQLite: WAL checkpoints in a worker thread every this many milliseconds instead of inside a
+   * commit on the event loop (src/store/sqlite/sqlite-checkpointer.ts; the server's store); unset:
+   * SQLite's own.
+   */
+  checkpointEveryMs?: number;
 }

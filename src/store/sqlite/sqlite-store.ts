@@ -20,6 +20,7 @@
  * FULL commit, so a power loss or an operating-system crash can lose the last of them.
  */
 import Database from 'better-sqlite3';
+import { BackgroundCheckpointer } from './sqlite-checkpointer.js';
 import type {
   ApiToken,
   CarMessage,
@@ -95,6 +96,7 @@ export class SqliteStore extends BufferedStore implements Store {
   private readonly vehicles: SqliteVehicles;
   private readonly records: SqliteRecords;
   private readonly databaseIdOf: Database.Statement<[], string>;
+  private readonly checkpointer: BackgroundCheckpointer | undefined;
 
   /** Opens (creating if needed) and migrates the database at `file`. */
   constructor(file: string, opts: StoreOptions = {}) {
@@ -132,6 +134,10 @@ export class SqliteStore extends BufferedStore implements Store {
       () => this.caches.clear(),
     );
     this.commitTransaction = batchCommitter(db);
+    if (opts.checkpointEveryMs !== undefined && file !== ':memory:') {
+      const report = opts.onBackgroundError ?? (() => undefined);
+      this.checkpointer = BackgroundCheckpointer.start(db, file, opts.checkpointEveryMs, (message) => report(new Error(message)));
+    }
   }
 
   protected commitBatch(batch: WriteBatch): void {
@@ -145,7 +151,8 @@ export class SqliteStore extends BufferedStore implements Store {
     for (const t of batch.tokenTouches.values()) caches.tokens.delete(tokenKey(t.ownerId, t.tokenHash));
   }
 
-  protected release(): void {
+  protected async release(): Promise<void> {
+    await this.checkpointer?.stop();
     this.db.close();
   }
 

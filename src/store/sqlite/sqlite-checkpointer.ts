@@ -1,0 +1,83 @@
+/**
+ * WAL checkpoints off the event loop. By default SQLite checkpoints inside the commit that fills
+ * the WAL past 1,000 pages: that commit then copies the pages back into the database file and
+ * syncs both files, and with better-sqlite3's synchronous calls the event loop waits. Under a
+ * parked fleet's steady trickle of writes that was a 15–30 ms stall every ten seconds or so, which
+ * every app request in flight waited out. With this on, the store's connection never checkpoints
+ * (`wal_autocheckpoint = 0`) and a worker thread with a connection of its own runs a PASSIVE
+ * checkpoint (which never blocks a writer or a reader) every `everyMs`. Should the worker stop, the
+ * connection checkpoints again as before. Closing stops the worker (its connection closes first,
+ * so the store's own close, the last, still folds the WAL into the file and removes it).
+ */
+import { Worker } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+import type Database from 'better-sqlite3';
+
+/** SQLite's default `wal_autocheckpoint`, restored when the worker stops. */
+const AUTO_PAGES = 1000;
+
+// CommonJS, evaluated: no file of its own to find under tsx or in dist/
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file, { fileMustExist: true });
+db.pragma('busy_timeout = 0');
+const timer = setInterval(() => {
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch (err) {
+    // another process's checkpoint under way: the next tick tries again
+    if (!(err && err.code === 'SQLITE_BUSY')) parentPort.postMessage(String((err && err.message) || err));
+  }
+}, workerData.everyMs);
+parentPort.on('message', () => {
+  clearInterval(timer);
+  db.close();
+  parentPort.close();
+});
+parentPort.postMessage('ready');
+`;
+
+export class BackgroundCheckpointer {
+  private stopping = false;
+  private readonly exited: Promise<void>;
+
+  private constructor(
+    private readonly db: Database.Database,
+    private readonly worker: Worker,
+    onProblem: (message: string) => void,
+  ) {
+    worker.on('message', (m: unknown) => {
+      if (m === 'ready') {
+        if (!this.stopping && db.open) db.pragma('wal_autocheckpoint = 0');
+      }
+      else onProblem(`background checkpoint failed: ${String(m)}`);
+    });
+    worker.on('error', (err) => onProblem(`the checkpoint worker failed: ${err.message}`));
+    this.exited = new Promise((resolve) =>
+      worker.once('exit', () => {
+        // the connection checkpoints for itself again (unless it is being closed)
+        if (!this.stopping && db.open) db.pragma(`wal_autocheckpoint = ${AUTO_PAGES}`);
+        resolve();
+      }),
+    );
+  }
+
+  /** Starts the worker for the database `file` open on `db`; the connection stops checkpointing once the worker runs. */
+  static start(db: Database.Database, file: string, everyMs: number, onProblem: (message: string) => void): BackgroundCheckpointer {
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, file, everyMs } });
+    // the worker does not keep the process alive (the store's close stops it)
+    worker.unref();
+    return new BackgroundCheckpointer(db, worker, onProblem);
+  }
+
+  /** Stops the worker once its connection is closed (before the store's own close). */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    // held alive until the worker has closed its connection
+    this.worker.ref();
+    this.worker.postMessage('close');
+    await this.exited;
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * WAL checkpoints in a worker thread (src/store/sqlite/sqlite-checkpointer.ts): with
+ * `checkpointEveryMs` the store's own connection never checkpoints, and what it commits reaches
+ * the database file without the WAL shortly after (a copy of the file alone holds it); without
+ * the option a few small commits stay in the WAL (SQLite checkpoints at 1,000 pages). Closing
+ * stops the worker and still folds the WAL into the file.
+ */
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { eventually } from '../mp/helpers.js';
+import { tempDir } from './helpers.js';
+
+/** The owners in a copy of the database file alone (what a checkpoint has put there). */
+function ownersInFileAlone(t: TestContext, dir: string, file: string): number {
+  const copy = join(dir, `alone-${Math.random().toString(36).slice(2)}.sqlite`);
+  copyFileSync(file, copy);
+  const db = new Database(copy, { readonly: true });
+  t.after(() => db.close());
+  // the tables themselves may still be in the WAL only
+  if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'owners'").get()) return 0;
+  return db.prepare<[], { n: number }>('SELECT count(*) AS n FROM owners').get()!.n;
+}
+
+const autoPages = (store: SqliteStore): number => (store as unknown as { db: Database.Database }).db.pragma('wal_autocheckpoint', { simple: true }) as number;
+
+test('with checkpointEveryMs the worker checkpoints, and the connection does not', async (t) => {
+  const dir = tempDir(t);
+  const file = join(dir, 'vts.sqlite');
+  const store = new SqliteStore(file, { checkpointEveryMs: 20 });
+  await eventually(() => (autoPages(store) === 0 ? true : undefined), 'the connection to leave checkpoints to the worker');
+  const before = ownersInFileAlone(t, dir, file);
+  for (let k = 0; k < 20; k++) await store.addOwner(`owner${k}`, 'x', '');
+  await eventually(() => (ownersInFileAlone(t, dir, file) === before + 20 ? true : undefined), 'the 20 owners in the file without its WAL');
+  await store.close();
+  assert.equal(existsSync(`${file}-wal`), false, 'the close folded the WAL into the file');
+  const again = new SqliteStore(file);
+  t.after(() => again.close());
+  assert.equal((await again.getOwnerByName('owner19'))?.name, 'owner19');
+});
+
+test('without it, a few small commits stay in the WAL (the comparison that shows the worker did it)', async (t) => {
+  const dir = tempDir(t);
+  const file = join(dir, 'vts.sqlite');
+  const store = new SqliteStore(file);
+  t.after(() => store.close());
+  assert.equal(autoPages(store), 1000);
+  const before = ownersInFileAlone(t, dir, file);
+  for (let k = 0; k < 20; k++) await store.addOwner(`owner${k}`, 'x', '');
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(ownersInFileAlone(t, dir, file), before);
+});
