@@ -7,7 +7,7 @@ import { createServer as createTlsServer, type TlsOptions } from 'node:tls';
 import { listen } from '../util/listen.js';
 import type { MpConnection } from './connection.js';
 import type { MpContext } from './context.js';
-import { acceptSocket } from './socket-link.js';
+import { acceptSocket, type SocketLinkOptions } from './socket-link.js';
 import { createWebSocketGateway } from './websocket-link.js';
 
 export interface MpListenerOptions {
@@ -39,9 +39,12 @@ export async function startMpListener(ctx: MpContext, opts: MpListenerOptions): 
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket)); // `on`: a once-wrapper per socket is memory a fleet holds
   };
+  // one options object per listener, not one (and a closure) per socket: a fleet holds them all
+  const plain: SocketLinkOptions = { tls: false, onHttp: (s) => gateway.accept(s, false) };
+  const secure: SocketLinkOptions = { tls: true, onHttp: (s) => gateway.accept(s, true) };
   const tcp = createTcpServer({ pauseOnConnect: false }, (socket) => {
     track(socket);
-    acceptSocket(ctx, socket, { tls: false, onHttp: (s) => gateway.accept(s, false) }, register, unregister);
+    acceptSocket(ctx, socket, plain, register, unregister);
   });
   tcp.on('error', (err) => ctx.log.error({ err }, 'MP listener error'));
 
@@ -49,7 +52,7 @@ export async function startMpListener(ctx: MpContext, opts: MpListenerOptions): 
   if (opts.tlsPort !== null && opts.tls) {
     const server = createTlsServer({ ...opts.tls, handshakeTimeout: ctx.timeouts.welcomeMs }, (socket) => {
       track(socket);
-      acceptSocket(ctx, socket, { tls: true, onHttp: (s) => gateway.accept(s, true) }, register, unregister);
+      acceptSocket(ctx, socket, secure, register, unregister);
     });
     server.on('tlsClientError', (err, socket) => {
       if (ctx.log.isLevelEnabled('debug')) ctx.log.debug({ err: err.message }, 'TLS handshake failed');
