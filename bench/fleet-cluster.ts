@@ -13,7 +13,7 @@ import { Redis } from 'ioredis';
 import { benchCluster } from './lib/bench-cluster.js';
 import { PgCounters, pgDelta, readRedis, redisDelta, type PgDelta, type RedisDelta } from './lib/cluster-counters.js';
 import { carAddress, type FleetCar } from './lib/fleet-car.js';
-import { FleetPool, formatFailures, formatLogins } from './lib/fleet-pool.js';
+import { chargingAt, FleetPool, formatFailures, formatLogins } from './lib/fleet-pool.js';
 import { ensureFds, fdLimitOf, fdsOf, LogCounts } from './lib/fleet-server.js';
 import { cookieLogin } from './lib/payloads.js';
 import type { ServerProcess } from './lib/server-process.js';
@@ -30,6 +30,8 @@ export interface FleetClusterOptions {
   password: string;
   account: { user: string; password: string };
   cars: number;
+  /** The share of the cars (0–1) whose `S` says they are charging (bench/fleet.ts). */
+  charging: number;
   windowSeconds: number;
 }
 
@@ -46,6 +48,7 @@ export interface Window {
 
 export interface FleetClusterResult {
   cars: number;
+  chargingCars: number;
   prefix: string;
   fdLimits: [number | null, number | null];
   connectSeconds: number;
@@ -160,7 +163,7 @@ export async function runFleetCluster(o: FleetClusterOptions): Promise<FleetClus
     const half = Math.floor(o.cars / 2);
     const ids = o.ids.slice(0, o.cars);
     pool = new FleetPool(
-      ids.map((id, k) => ({ id, password: o.password, address: carAddress(k), port: k < half ? a.mpPort : b.mpPort })),
+      ids.map((id, k) => ({ id, password: o.password, address: carAddress(k), port: k < half ? a.mpPort : b.mpPort, charging: chargingAt(k, o.charging) })),
       a.mpPort,
     );
     const p = pool;
@@ -271,6 +274,7 @@ export async function runFleetCluster(o: FleetClusterOptions): Promise<FleetClus
     };
     return {
       cars: o.cars,
+      chargingCars: p.cars.filter((_, k) => chargingAt(k, o.charging)).length,
       prefix: cluster.prefix,
       fdLimits,
       connectSeconds,
@@ -331,7 +335,7 @@ export function reportFleetCluster(r: FleetClusterResult): string {
   const { background: bg, traffic: tr, failover: f } = r;
   const perCar = (i: 0 | 1): string => fmt((r.rssFull[i] - r.rssEmpty[i]) / (r.cars / 2) / 1024, 2);
   return [
-    `Fleet on a cluster: ${fmt(r.cars)} parked cars on two clustered nodes A and B (PostgreSQL, one schema; Redis prefix ${r.prefix}), half on each, one address per car, the per-address cap on (open-files limit A ${r.fdLimits[0] ?? 'unlimited'}, B ${r.fdLimits[1] ?? 'unlimited'})`,
+    `Fleet on a cluster: ${fmt(r.cars)} parked cars (${fmt(r.chargingCars)} of them charging) on two clustered nodes A and B (PostgreSQL, one schema; Redis prefix ${r.prefix}), half on each, one address per car, the per-address cap on (open-files limit A ${r.fdLimits[0] ?? 'unlimited'}, B ${r.fdLimits[1] ?? 'unlimited'})`,
     `  connected in ${fmt(r.connectSeconds, 1)} s (${fmt(r.cars / r.connectSeconds)} logins/s); failed tries: ${r.connectFailures}`,
     `  RSS A ${mib(r.rssEmpty[0])} → ${mib(r.rssFull[0])} (${perCar(0)} KiB per car), B ${mib(r.rssEmpty[1])} → ${mib(r.rssFull[1])} (${perCar(1)} KiB per car); descriptors A ${fmt(r.fdsFull[0])}, B ${fmt(r.fdsFull[1])}`,
     `  app GET /api/vehicles on A: ${fmt(r.appConnectedOnA)} of ${fmt(r.cars)} cars connected (A's own and B's)`,

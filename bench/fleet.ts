@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { startServerProcess, type ServerProcess } from './lib/server-process.js';
 import { carAddress } from './lib/fleet-car.js';
-import { FleetPool, formatFailures, formatLogins } from './lib/fleet-pool.js';
+import { chargingAt, FleetPool, formatFailures, formatLogins } from './lib/fleet-pool.js';
 import { ensureFds, fdLimitOf, fdsOf, LogCounts } from './lib/fleet-server.js';
 import { pollApart, type PollResult } from './lib/status-poller.js';
 import { fmt, mib, percentile } from './lib/stats.js';
@@ -29,6 +29,8 @@ export interface FleetOptions {
   password: string;
   account: { user: string; password: string };
   cars: number;
+  /** The share of the cars (0–1) whose `S` says they are charging; the others are parked with the cable out. */
+  charging: number;
   natCars: number;
   idleSeconds: number;
   appSeconds: number;
@@ -45,6 +47,7 @@ interface Latency {
 
 export interface FleetResult {
   cars: number;
+  chargingCars: number;
   fdLimitServer: number | null;
   loginSeconds: number;
   fillFailures: string;
@@ -119,7 +122,7 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
   ensureFds(Math.max(o.cars, o.natCars) + 200);
   const metricsToken = randomBytes(24).toString('hex');
   const args = [...o.databaseArgs, '--rate-limit-burst', '0', '--log-level', 'info', '--metrics-token', metricsToken];
-  const specs = o.ids.slice(0, o.cars).map((id, k) => ({ id, password: o.password, address: carAddress(k) }));
+  const specs = o.ids.slice(0, o.cars).map((id, k) => ({ id, password: o.password, address: carAddress(k), charging: chargingAt(k, o.charging) }));
   let log = new LogCounts();
   let server: ServerProcess = await startServerProcess(o.dataDir, args, { perAddressCap: true, onLine: log.onLine });
   const pool = new FleetPool(specs, server.mpPort);
@@ -229,6 +232,7 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
     natPool.stopAll();
     return {
       cars: o.cars,
+      chargingCars: specs.filter((c) => c.charging).length,
       fdLimitServer,
       loginSeconds,
       fillFailures,
@@ -263,7 +267,7 @@ const secs = (s: number | null): string => (s === null ? 'not all' : `${fmt(s, 1
 export function reportFleet(r: FleetResult): string {
   const perCar = (r.rssFullBytes - r.rssEmptyBytes) / r.cars;
   return [
-    `Fleet: ${fmt(r.cars)} parked cars, one address each in 127.0.0.0/8, the per-address cap on (server open-files limit ${r.fdLimitServer ?? 'unlimited'})`,
+    `Fleet: ${fmt(r.cars)} parked cars (${fmt(r.chargingCars)} of them charging), one address each in 127.0.0.0/8, the per-address cap on (server open-files limit ${r.fdLimitServer ?? 'unlimited'})`,
     `  connected in ${fmt(r.loginSeconds, 1)} s (${fmt(r.cars / r.loginSeconds)} logins/s); failed tries: ${r.fillFailures}`,
     `  server RSS (median of a sample a second) ${mib(r.rssEmptyBytes)} with one car, ${mib(r.rssFullBytes)} with all: ${fmt(perCar / 1024, 2)} KiB per idle car; ${fmt(r.fdsFull)} open descriptors`,
     `  of it: V8 heap used ${mib(r.heapEmpty.used)} → ${mib(r.heapFull.used)} (${fmt((r.heapFull.used - r.heapEmpty.used) / r.cars / 1024, 2)} KiB per car), heap reserved ${mib(r.heapEmpty.total)} → ${mib(r.heapFull.total)}, outside the heap (buffers) ${mib(r.heapEmpty.external)} → ${mib(r.heapFull.external)}; that /metrics scrape took ${fmt(r.scrapeCpuMs)} ms of server CPU`,

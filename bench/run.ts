@@ -8,7 +8,7 @@
  *                    [--redis redis://127.0.0.1:6379] [--cluster-samples 1000] [--http-load wrk|autocannon]
  *                    [--push-subscriptions 1000] [--push-vehicles 100] [--push-alerts 5] [--push-rounds 3] [--push-delay 50]
  *                    [--import-rows 1000000] [--rebuild-rows 1000000] [--ha-vehicles 1000] [--ha-reps 5]
- *                    [--alerts-cycle 20] [--nat-cars 2000] [--fleet-idle-seconds 30] [--fleet-app-seconds 60]
+ *                    [--alerts-cycle 20] [--nat-cars 2000] [--fleet-idle-seconds 30] [--fleet-app-seconds 60] [--fleet-charging 0]
  *                    [--history-rows 10000000] [--history-vehicles 1000] [--history-expired N] [--history-samples 400]
  *   npm run bench -- --only fleet [--cars 19000]   (only when asked for: needs as many open files as cars)
  *   npm run bench -- --only fleet-cluster --database postgres://… [--redis redis://…] [--cars 20000] [--fleet-idle-seconds 30]
@@ -68,6 +68,7 @@ const { values } = parseArgs({
     'nat-cars': { type: 'string', default: '2000' },
     'fleet-idle-seconds': { type: 'string', default: '30' },
     'fleet-app-seconds': { type: 'string', default: '60' },
+    'fleet-charging': { type: 'string', default: '0' },
     'history-rows': { type: 'string', default: '10000000' },
     'history-vehicles': { type: 'string', default: '1000' },
     'history-expired': { type: 'string' },
@@ -101,6 +102,9 @@ const TOKEN = newApiToken();
 const ACCOUNT = { user: 'bench', password: USER_PASSWORD };
 const DATABASE = benchDatabase(values.database);
 const NAT_CARS = Number(values['nat-cars']);
+/** fleet and fleet-cluster: the share of the cars that are charging (0–1). */
+const FLEET_CHARGING = Number(values['fleet-charging']);
+if (!(FLEET_CHARGING >= 0 && FLEET_CHARGING <= 1)) throw new Error(`--fleet-charging: a share from 0 to 1, not ${values['fleet-charging']}`);
 
 async function provision(dataDir: string, count: number, database: string | undefined = DATABASE.url): Promise<{ ids: string[]; ownerId: number }> {
   const store = await openStore(dataDir, { database });
@@ -351,6 +355,7 @@ async function main(): Promise<void> {
         password: PASSWORD,
         account: ACCOUNT,
         cars: FLEET_CARS,
+        charging: FLEET_CHARGING,
         natCars: NAT_CARS,
         idleSeconds: Number(values['fleet-idle-seconds']),
         appSeconds: Number(values['fleet-app-seconds']),
@@ -374,6 +379,7 @@ async function main(): Promise<void> {
         password: PASSWORD,
         account: ACCOUNT,
         cars: FLEET_CLUSTER_CARS,
+        charging: FLEET_CHARGING,
         windowSeconds: seconds,
       });
       reports.push(reportFleetCluster(r));

@@ -5,7 +5,8 @@
  * login, then `S` and `D` every `updatetime.idle` (600 s), and a ping `A` every 900 s
  * (`timeout.rx` − 60); it answers the server's pings. The benchmark also sends `L` with every `S`
  * and `D` (the firmware sends it only when the position changed): a little more than a parked
- * car. After a drop it reconnects at a random delay of 0–`retryMaxMs`, as modules do after a
+ * car. Its records say it is parked, off and unplugged, or (`charging`) on, plugged in and
+ * charging (bench/lib/payloads.ts). After a drop it reconnects at a random delay of 0–`retryMaxMs`, as modules do after a
  * server restart, again after every failed try. Lean: one cipher, a line splitter, no buffering.
  */
 import { connect, type Socket } from 'node:net';
@@ -13,7 +14,7 @@ import { MpCipher } from '../../src/core/crypto/mp-cipher.js';
 import { digestBase64, randomToken, sessionKey } from '../../src/core/crypto/digest.js';
 import { parseScheme0 } from '../../src/core/mp/message.js';
 import { LineSplitter } from '../../src/core/mp/line-splitter.js';
-import { D, L, S } from './payloads.js';
+import { D, D_PARKED, L, L_PARKED, S, S_PARKED } from './payloads.js';
 
 /** Seconds between a parked module's S and D (`updatetime.idle`) and between its pings. */
 export const PARKED_RECORDS_S = 600;
@@ -59,7 +60,12 @@ export class FleetCar {
      * NAT does not; a port of its own per try avoids it. Undefined: the kernel picks.
      */
     private readonly localPortOf?: (attempt: number) => number,
-  ) {}
+    /** Whether its records say it is on and charging (each `S` then extends its charge and drive sessions), or parked, off, with the cable out. */
+    charging = false,
+  ) {
+    this.records = charging ? [S, D, L] : [S_PARKED, D_PARKED, L_PARKED];
+  }
+  private readonly records: readonly string[];
   private attempts = 0;
 
   /** Connects now (once; the retries follow from `retry`). */
@@ -93,7 +99,7 @@ export class FleetCar {
           this.online = true;
           this.onlineAt = performance.now();
           this.events.online(this, this.onlineAt);
-          this.sendAll([S, D, L]);
+          this.sendAll(this.records);
           return true;
         }
         const plain = this.cipher?.decrypt(line);
@@ -119,7 +125,7 @@ export class FleetCar {
 
   /** The parked module's periodic records. */
   sendRecords(): void {
-    if (this.online) this.sendAll([S, D, L]);
+    if (this.online) this.sendAll(this.records);
   }
 
   ping(): void {

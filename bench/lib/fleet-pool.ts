@@ -1,9 +1,19 @@
 /**
  * The cars of the fleet benchmark together: started at a bounded pace, counted (online, failed
  * tries by reason), and driven by one timer at the parked rate (each car's S/D/L every 600 s and
- * ping every 900 s, at a phase of its own, so the fleet's traffic is spread evenly).
+ * ping every 900 s, at a phase of its own to a tenth of a second, so the fleet's traffic is spread evenly).
  */
 import { FleetCar, PARKED_RECORDS_S, PING_S, type FailReason } from './fleet-car.js';
+
+/** The parked traffic's ticks a second. */
+const TICKS_PER_S = 10;
+
+/** The cars of each of `n` ticks, by their phases. */
+function slots(phases: readonly number[], n: number): number[][] {
+  const out = Array.from({ length: n }, (): number[] => []);
+  for (const [k, phase] of phases.entries()) out[phase]!.push(k);
+  return out;
+}
 
 export class FleetPool {
   readonly cars: FleetCar[] = [];
@@ -22,7 +32,7 @@ export class FleetPool {
   private readonly pingPhase: number[] = [];
 
   /** `port`: the server's MP port, unless a car's spec names its own. */
-  constructor(specs: readonly { id: string; password: string; address: string; port?: number; localPortOf?: (attempt: number) => number }[], port: number) {
+  constructor(specs: readonly { id: string; password: string; address: string; port?: number; localPortOf?: (attempt: number) => number; charging?: boolean }[], port: number) {
     const events = {
       online: (car: FleetCar, at: number) => {
         this.online++;
@@ -38,9 +48,9 @@ export class FleetPool {
       sent: (_car: FleetCar, lines: number) => void (this.messages += lines),
     };
     for (const s of specs) {
-      this.cars.push(new FleetCar(s.id, s.password, s.address, s.port ?? port, events, undefined, s.localPortOf));
-      this.recordPhase.push(Math.floor(Math.random() * PARKED_RECORDS_S));
-      this.pingPhase.push(Math.floor(Math.random() * PING_S));
+      this.cars.push(new FleetCar(s.id, s.password, s.address, s.port ?? port, events, undefined, s.localPortOf, s.charging));
+      this.recordPhase.push(Math.floor(Math.random() * PARKED_RECORDS_S * TICKS_PER_S));
+      this.pingPhase.push(Math.floor(Math.random() * PING_S * TICKS_PER_S));
     }
   }
 
@@ -74,19 +84,21 @@ export class FleetPool {
     });
   }
 
-  /** The parked traffic: once a second, the cars whose phase it is send their records or ping. */
+  /**
+   * The parked traffic: every 100 ms, the cars whose phase it is send their records or ping. (Once
+   * a second, as before 2026-12-03, put each second's records of the whole fleet in one burst, and
+   * so in one write-behind batch of some 300 statements: modules run on clocks of their own.)
+   */
   drive(): void {
     if (this.ticker) return;
-    let second = 0;
+    const records = slots(this.recordPhase, PARKED_RECORDS_S * TICKS_PER_S);
+    const pings = slots(this.pingPhase, PING_S * TICKS_PER_S);
+    let tick = 0;
     this.ticker = setInterval(() => {
-      const r = second % PARKED_RECORDS_S;
-      const p = second % PING_S;
-      for (let k = 0; k < this.cars.length; k++) {
-        if (this.recordPhase[k] === r) this.cars[k]!.sendRecords();
-        if (this.pingPhase[k] === p) this.cars[k]!.ping();
-      }
-      second++;
-    }, 1000);
+      for (const k of records[tick % records.length]!) this.cars[k]!.sendRecords();
+      for (const k of pings[tick % pings.length]!) this.cars[k]!.ping();
+      tick++;
+    }, 1000 / TICKS_PER_S);
   }
 
   resetCounts(): void {
@@ -101,6 +113,11 @@ export class FleetPool {
     for (const car of this.cars) car.stop();
     this.online = 0;
   }
+}
+
+/** Whether car `k` of a fleet with a `share` (0–1) of its cars charging is one of them (spread evenly over the fleet). */
+export function chargingAt(k: number, share: number): boolean {
+  return Math.floor((k + 1) * share) > Math.floor(k * share);
 }
 
 /** Login times as `p50 x ms, p99 y ms, max z ms`. */

@@ -8,6 +8,7 @@
  * which separate windows cannot give on a shared 2-core machine.
  */
 import { fork } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { cookieLogin } from './payloads.js';
 
@@ -17,6 +18,14 @@ export interface PollResult {
   non200: number;
   errors: number;
 }
+
+/**
+ * VTS_BENCH_SLOW_LOG=<file>: each answer slower than VTS_BENCH_SLOW_MS (default 2) is appended
+ * there as `port sent-at-µs ms`, the time on CLOCK_MONOTONIC as a server's `--cpu-prof` profile
+ * counts it, to find what the server was doing meanwhile.
+ */
+const SLOW_LOG = process.env.VTS_BENCH_SLOW_LOG;
+const SLOW_MS = Number(process.env.VTS_BENCH_SLOW_MS ?? 2);
 
 function get(agent: Agent, port: number, path: string, cookie: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -35,15 +44,19 @@ class Target {
   readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
   readonly result: PollResult = { samples: [], non200: 0, errors: 0 };
   cookie: string | null = null;
+  /** The answers slower than SLOW_MS: when each was sent (CLOCK_MONOTONIC µs, as in a V8 CPU profile) and how long it took. */
+  readonly slow: [bigint, number][] = [];
   constructor(readonly port: number) {}
 
   /** One request; false when it failed (the next one logs in again). */
   async ask(account: { user: string; password: string }, path: string): Promise<boolean> {
     try {
       this.cookie ??= await cookieLogin(this.port, account.user, account.password);
+      const sentAt = SLOW_LOG ? process.hrtime.bigint() : 0n;
       const sent = performance.now();
       const status = await get(this.agent, this.port, path, this.cookie);
       const ms = performance.now() - sent;
+      if (SLOW_LOG && ms > SLOW_MS) this.slow.push([sentAt / 1000n, ms]);
       if (status === 200) this.result.samples.push(ms);
       else {
         this.result.non200++;
@@ -85,6 +98,7 @@ export async function pollStatus(
     }
   } finally {
     for (const t of targets) t.agent.destroy();
+    if (SLOW_LOG) appendFileSync(SLOW_LOG, targets.flatMap((t) => t.slow.map(([at, ms]) => `${t.port} ${at} ${ms.toFixed(2)}\n`)).join(''));
   }
   return targets.map((t) => ({ ...t.result, samples: t.result.samples.sort((a, b) => a - b) }));
 }
