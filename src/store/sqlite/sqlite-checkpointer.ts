@@ -3,10 +3,14 @@
  * the WAL past 1,000 pages: that commit then copies the pages back into the database file and
  * syncs both files, and with better-sqlite3's synchronous calls the event loop waits. Under a
  * parked fleet's steady trickle of writes that was a 15–30 ms stall every ten seconds or so, which
- * every app request in flight waited out. With this on, the store's connection never checkpoints
- * (`wal_autocheckpoint = 0`) and a worker thread with a connection of its own runs a PASSIVE
- * checkpoint (which never blocks a writer or a reader) every `everyMs`. Should the worker stop, the
- * connection checkpoints again as before. Closing stops the worker (its connection closes first,
+ * every app request in flight waited out. With this on, a worker thread with a connection of its
+ * own runs a PASSIVE checkpoint (which never blocks a writer or a reader) every `everyMs`, and the
+ * store's connection checkpoints only past `FALLBACK_PAGES`. The WAL starts again from its
+ * beginning when a write finds everything in it checkpointed: under a trickle of writes the worker
+ * gets there between two commits. Under writes without a pause (an ingest at full speed, a
+ * reconnect storm) it never does, and the WAL would grow without end: there the connection's own
+ * checkpoint, of what the worker has not copied yet, keeps it to some 16 MiB. Should the worker
+ * stop, the connection checkpoints as SQLite does by default. Closing stops the worker (its connection closes first,
  * so the store's own close, the last, still folds the WAL into the file and removes it).
  */
 import { Worker } from 'node:worker_threads';
@@ -15,6 +19,8 @@ import type Database from 'better-sqlite3';
 
 /** SQLite's default `wal_autocheckpoint`, restored when the worker stops. */
 const AUTO_PAGES = 1000;
+/** The connection's own `wal_autocheckpoint` while the worker runs: its fallback under writes without a pause. */
+export const FALLBACK_PAGES = 4000;
 
 // CommonJS, evaluated: no file of its own to find under tsx or in dist/
 const WORKER_SOURCE = `
@@ -49,7 +55,7 @@ export class BackgroundCheckpointer {
   ) {
     worker.on('message', (m: unknown) => {
       if (m === 'ready') {
-        if (!this.stopping && db.open) db.pragma('wal_autocheckpoint = 0');
+        if (!this.stopping && db.open) db.pragma(`wal_autocheckpoint = ${FALLBACK_PAGES}`);
       }
       else onProblem(`background checkpoint failed: ${String(m)}`);
     });
@@ -63,7 +69,7 @@ export class BackgroundCheckpointer {
     );
   }
 
-  /** Starts the worker for the database `file` open on `db`; the connection stops checkpointing once the worker runs. */
+  /** Starts the worker for the database `file` open on `db`; the connection checkpoints only past FALLBACK_PAGES once the worker runs. */
   static start(db: Database.Database, file: string, everyMs: number, onProblem: (message: string) => void): BackgroundCheckpointer {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, file, everyMs } });
