@@ -217,7 +217,7 @@ export class SessionRecorder {
     await this.settled();
   }
 
-  /** Ticks the trackers that wait on time, and lets idle ones go. */
+  /** Ticks the trackers that wait on time, lets idle ones go, and lets quiet ones rest (SessionTracker.rest). */
   tickAll(): void {
     this.flushAll();
     const now = this.seconds();
@@ -234,6 +234,9 @@ export class SessionRecorder {
         this.then(track, async () => {
           if (this.seconds() - track.heard >= this.idleSeconds && track.waiting === 0) this.tracks.delete(track.vehicleId);
         });
+      } else if (tracker && track.waiting === 0 && now - track.heard >= this.tickSeconds) {
+        // quiet for a tick and nothing open: its state as JSON until the next record (a parked car)
+        tracker.rest();
       }
     }
   }

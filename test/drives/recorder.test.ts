@@ -107,3 +107,31 @@ test('with --sessions off nothing is recorded; vts sessions rebuild makes the se
   const drives = await s.json<DriveJson[]>(path('drives', now));
   assert.deepEqual(drives.map(driveFigures), rebuild(car.records.map((r) => r.input), Math.floor(Date.now() / 1000)).list('drive').map(driveFigures));
 });
+
+test('a parked car whose tracker rested between its records (SessionRecorder.tickAll) ends with what a rebuild gives', async (t) => {
+  const car = day();
+  const clock: Clock = { t: DAY0 };
+  const s = await driveServer(t, clock);
+  const mp = await connectCar(s);
+  t.after(() => mp.close());
+  const recorder = s.t.server.recorder! as unknown as { tracks: Map<string, { tracker: { isResting: boolean } | null }> };
+  // two moments while the car is parked, each more than a tick after its last record
+  const quiet = [DAY0 + 1900, DAY0 + 3600 + 1500 + 2100];
+  let from = -Infinity;
+  let rested = 0;
+  for (const at of [...quiet, Infinity]) {
+    await play(s, mp, car.records, from, at);
+    from = at;
+    if (at === Infinity) break;
+    clock.t = at;
+    await s.settle();
+    if (recorder.tracks.get('TESTCAR')?.tracker?.isResting) rested++;
+  }
+  assert.equal(rested, 2, 'the tracker rested at both moments');
+  const now = car.t + 1200;
+  clock.t = now;
+  await s.settle();
+  const expected = rebuild(car.records.map((r) => r.input), now);
+  assert.deepEqual((await s.json<DriveJson[]>(path('drives', now))).map(driveFigures), expected.list('drive').map(driveFigures));
+  assert.deepEqual((await s.json<ChargeJson[]>(path('charges', now))).map(chargeFigures), expected.list('charge').map(chargeFigures));
+});

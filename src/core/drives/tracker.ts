@@ -76,6 +76,9 @@ interface State {
 
 const LIVE_CODES = new Set(['S', 'D', 'L']);
 
+/** Stands in for the state while a tracker rests (never read: every way in wakes it first). */
+const RESTING: State = Object.freeze({ v: 1, lastTime: 0, seenAt: [], live: emptyLive(), logs: [], emitted: {} }) as State;
+
 function isState(x: unknown): x is State {
   if (typeof x !== 'object' || x === null) return false;
   const s = x as Partial<State>;
@@ -93,7 +96,10 @@ const logId = (r: LogRecord): string => `${r.c}|${r.t}|${r.d}`;
 const byTime = (a: LogRecord, b: LogRecord): number => a.t - b.t || (a.c < b.c ? -1 : a.c > b.c ? 1 : a.d < b.d ? -1 : a.d > b.d ? 1 : 0);
 
 export class SessionTracker {
-  private readonly s: State;
+  private s: State;
+  /** The state as JSON while the tracker rests (`rest()`): a parked car's tracker takes a third of the memory so. */
+  private resting: string | null = null;
+  private restingLastTime = 0;
   private logIds: Set<string> | null = null;
   /** The sessions the logs make, until the logs change (not saved: worked out again after a restore). */
   private logParts: LogParts | null = null;
@@ -115,11 +121,35 @@ export class SessionTracker {
       : { v: 1, lastTime: 0, seenAt: [], live: emptyLive(), logs: [], emitted: {} };
   }
 
+  /**
+   * Keeps the state as its JSON until the next record or tick, and drops what is worked out again
+   * from it (the sessions' memo, the logs' index): for a tracker that is not busy (nothing open,
+   * nothing waiting on time), which a parked car's is between its records. No effect on a busy one.
+   */
+  rest(): void {
+    if (this.resting !== null || this.busy) return;
+    this.restingLastTime = this.s.lastTime;
+    this.resting = JSON.stringify(this.s);
+    this.s = RESTING;
+    this.memo = new Map();
+    this.logIds = null;
+    this.logParts = null;
+  }
+
+  /** The state back from its JSON, as a restart restores a checkpoint (the memo is made again at the next change). */
+  private wake(): State {
+    if (this.resting !== null) {
+      this.s = JSON.parse(this.resting) as State;
+      this.resting = null;
+    }
+    return this.s;
+  }
+
   /** Takes one record; returns the session changes it makes (often none). */
   feed(input: SessionInput): SessionOp[] {
     const { code, time: t, data } = input;
     if (!Number.isFinite(t)) return [];
-    const s = this.s;
+    const s = this.wake();
     if (LIVE_CODES.has(code)) {
       const l = s.live;
       const id = `${code}|${textHash(data)}`;
@@ -147,7 +177,7 @@ export class SessionTracker {
 
   /** The passing of time without records (a drive silent 15 minutes ends, a stopped charge that did not resume ends). */
   tick(now: number): SessionOp[] {
-    const l = this.s.live;
+    const l = this.wake().live;
     if (now > l.lastLive) expire(l, now);
     publish(l, now, true);
     return l.dirty ? this.derive() : [];
@@ -155,17 +185,22 @@ export class SessionTracker {
 
   /** The time of the newest record fed (0 before any). */
   get lastTime(): number {
-    return this.s.lastTime;
+    return this.resting === null ? this.s.lastTime : this.restingLastTime;
   }
 
-  /** Whether a session is open or a decision waits on time (the recorder ticks such trackers). */
+  /** Whether a session is open or a decision waits on time (the recorder ticks such trackers); never while resting. */
   get busy(): boolean {
-    return liveBusy(this.s.live) || this.s.live.dirty;
+    return this.resting === null && (liveBusy(this.s.live) || this.s.live.dirty);
+  }
+
+  /** Whether it rests (`rest()`) now. */
+  get isResting(): boolean {
+    return this.resting !== null;
   }
 
   /** The state to save (JSON-serialisable; serialise it before the next feed). */
   toJSON(): unknown {
-    return this.s;
+    return this.wake();
   }
 
   /** Works the sessions out again from the parts and returns the difference from what was emitted. */
