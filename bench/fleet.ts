@@ -33,6 +33,8 @@ export interface FleetOptions {
   charging: number;
   natCars: number;
   idleSeconds: number;
+  /** Seconds from the last login to the idle window. */
+  settleSeconds: number;
   appSeconds: number;
   retryMaxMs: number;
 }
@@ -156,7 +158,10 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
     const fillFailures = `${formatFailures(pool.failures)}; ${formatLogins(pool.loginMs)}`;
     pool.drive();
     referencePool.drive();
-    await sleep(10_000); // the logins' garbage collected, the first records stored
+    // settled: the logins' garbage collected (V8's collections after the heap grew are over within
+    // a minute), the first records stored, and the recorder has ticked with the cars quiet (their
+    // trackers rest: SessionTracker.rest); the parked fleet as it is from then on
+    await sleep(o.settleSeconds * 1000);
     const fdsFull = fdsOf(server.child.pid!);
     say(`idle: the server's CPU and RSS over ${o.idleSeconds} s of parked traffic...`);
     const cpu0 = server.cpuSeconds();

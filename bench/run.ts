@@ -8,7 +8,7 @@
  *                    [--redis redis://127.0.0.1:6379] [--cluster-samples 1000] [--http-load wrk|autocannon]
  *                    [--push-subscriptions 1000] [--push-vehicles 100] [--push-alerts 5] [--push-rounds 3] [--push-delay 50]
  *                    [--import-rows 1000000] [--rebuild-rows 1000000] [--ha-vehicles 1000] [--ha-reps 5]
- *                    [--alerts-cycle 20] [--nat-cars 2000] [--fleet-idle-seconds 30] [--fleet-app-seconds 60] [--fleet-charging 0]
+ *                    [--alerts-cycle 20] [--nat-cars 2000] [--fleet-idle-seconds 30] [--fleet-app-seconds 60] [--fleet-charging 0] [--fleet-settle-seconds 75]
  *                    [--history-rows 10000000] [--history-vehicles 1000] [--history-expired N] [--history-samples 400]
  *   npm run bench -- --only fleet [--cars 19000]   (only when asked for: needs as many open files as cars)
  *   npm run bench -- --only fleet-cluster --database postgres://… [--redis redis://…] [--cars 20000] [--fleet-idle-seconds 30]
@@ -69,6 +69,7 @@ const { values } = parseArgs({
     'fleet-idle-seconds': { type: 'string', default: '30' },
     'fleet-app-seconds': { type: 'string', default: '60' },
     'fleet-charging': { type: 'string', default: '0' },
+    'fleet-settle-seconds': { type: 'string', default: '75' },
     'history-rows': { type: 'string', default: '10000000' },
     'history-vehicles': { type: 'string', default: '1000' },
     'history-expired': { type: 'string' },
@@ -358,6 +359,7 @@ async function main(): Promise<void> {
         charging: FLEET_CHARGING,
         natCars: NAT_CARS,
         idleSeconds: Number(values['fleet-idle-seconds']),
+        settleSeconds: Number(values['fleet-settle-seconds']),
         appSeconds: Number(values['fleet-app-seconds']),
         retryMaxMs: 10_000,
       }).finally(async () => {

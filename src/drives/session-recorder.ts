@@ -67,6 +67,9 @@ interface Track {
   pendingAt: number;
 }
 
+/** Seconds without a record after which a tick lets a tracker with nothing open rest (SessionTracker.rest). */
+const REST_AFTER_SECONDS = 10;
+
 /** The live types, in the order a second's records are fed (that of TRACKED_TYPES, as a rebuild reads them). */
 const LIVE_ORDER = ['S', 'D', 'L'] as const;
 const LIVE = new Set<string>(LIVE_ORDER);
@@ -234,8 +237,9 @@ export class SessionRecorder {
         this.then(track, async () => {
           if (this.seconds() - track.heard >= this.idleSeconds && track.waiting === 0) this.tracks.delete(track.vehicleId);
         });
-      } else if (tracker && track.waiting === 0 && now - track.heard >= this.tickSeconds) {
-        // quiet for a tick and nothing open: its state as JSON until the next record (a parked car)
+      } else if (tracker && track.waiting === 0 && now - track.heard >= REST_AFTER_SECONDS) {
+        // quiet and nothing open: its state as JSON until the next record (a parked car; at most
+        // one rest a tick and one wake a record)
         tracker.rest();
       }
     }
