@@ -5,13 +5,13 @@
  * charge and a restart in the middle of a drive and of a charge; `vts sessions rebuild` afterwards
  * changes nothing, not even the ids.
  */
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { DriveJson, ChargeJson } from '../../src/core/drives/export.js';
 import type { Session } from '../../src/core/drives/types.js';
 import { rebuildSessions } from '../../src/cli/sessions.js';
 import { ScriptedCar, rebuild } from '../support/drive-records.js';
-import { connectCar, driveServer, play, type Clock } from './helpers.js';
+import { connectCar, driveServer, play, type Clock, type DriveServer } from './helpers.js';
 
 const DAY0 = 1_780_000_000;
 
@@ -36,12 +36,28 @@ function day(): ScriptedCar {
 
 const path = (kind: 'drives' | 'charges', now: number) => `/api/${kind}/TESTCAR?from=${DAY0 - 86400}&to=${now + 86400}`;
 
-test('after a scripted day the owner sees the drives and charges a rebuild of the same records gives', async (t) => {
+/** After the day and 20 minutes more: the drives and charges the owner reads are those a rebuild of the day's records gives. */
+async function assertAsRebuilt(s: DriveServer, clock: Clock, car: ScriptedCar): Promise<void> {
+  const now = car.t + 1200;
+  clock.t = now;
+  await s.settle();
+  const expected = rebuild(car.records.map((r) => r.input), now);
+  assert.deepEqual((await s.json<DriveJson[]>(path('drives', now))).map(driveFigures), expected.list('drive').map(driveFigures));
+  assert.deepEqual((await s.json<ChargeJson[]>(path('charges', now))).map(chargeFigures), expected.list('charge').map(chargeFigures));
+}
+
+/** The scripted day's car, connected to a fresh server on a clock of its own. */
+async function dayOnServer(t: TestContext) {
   const car = day();
   const clock: Clock = { t: DAY0 };
   const s = await driveServer(t, clock);
   const mp = await connectCar(s);
   t.after(() => mp.close());
+  return { car, clock, s, mp };
+}
+
+test('after a scripted day the owner sees the drives and charges a rebuild of the same records gives', async (t) => {
+  const { car, clock, s, mp } = await dayOnServer(t);
   await play(s, mp, car.records);
   const now = car.t + 1200;
   clock.t = now;
@@ -80,12 +96,7 @@ test('a restart in the middle of a drive, then of a charge: the sessions continu
     await s.t.server.close();
     s = await driveServer(t, clock, first);
   }
-  const now = car.t + 1200;
-  clock.t = now;
-  await s.settle();
-  const expected = rebuild(car.records.map((r) => r.input), now);
-  assert.deepEqual((await s.json<DriveJson[]>(path('drives', now))).map(driveFigures), expected.list('drive').map(driveFigures));
-  assert.deepEqual((await s.json<ChargeJson[]>(path('charges', now))).map(chargeFigures), expected.list('charge').map(chargeFigures));
+  await assertAsRebuilt(s, clock, car);
   // closed before the first server's clean-up drops its database
   await s.t.server.close();
 });
@@ -109,11 +120,7 @@ test('with --sessions off nothing is recorded; vts sessions rebuild makes the se
 });
 
 test('a parked car whose tracker rested between its records (SessionRecorder.tickAll) ends with what a rebuild gives', async (t) => {
-  const car = day();
-  const clock: Clock = { t: DAY0 };
-  const s = await driveServer(t, clock);
-  const mp = await connectCar(s);
-  t.after(() => mp.close());
+  const { car, clock, s, mp } = await dayOnServer(t);
   const recorder = s.t.server.recorder! as unknown as { tracks: Map<string, { tracker: { isResting: boolean } | null }> };
   // two moments while the car is parked, each more than a tick after its last record
   const quiet = [DAY0 + 1900, DAY0 + 3600 + 1500 + 2100];
@@ -128,10 +135,5 @@ test('a parked car whose tracker rested between its records (SessionRecorder.tic
     if (recorder.tracks.get('TESTCAR')?.tracker?.isResting) rested++;
   }
   assert.equal(rested, 2, 'the tracker rested at both moments');
-  const now = car.t + 1200;
-  clock.t = now;
-  await s.settle();
-  const expected = rebuild(car.records.map((r) => r.input), now);
-  assert.deepEqual((await s.json<DriveJson[]>(path('drives', now))).map(driveFigures), expected.list('drive').map(driveFigures));
-  assert.deepEqual((await s.json<ChargeJson[]>(path('charges', now))).map(chargeFigures), expected.list('charge').map(chargeFigures));
+  await assertAsRebuilt(s, clock, car);
 });
