@@ -6,6 +6,8 @@ import { Rc4 } from './rc4.js';
 import { takeSlot } from './state-slab.js';
 
 export class MpCipher {
+  // never handed out: the slab's slot is given again once this cipher is collected, so a keystream
+  // that outlived it would share its state with another connection's
   private readonly rx: Rc4;
   private readonly tx: Rc4;
 

@@ -76,8 +76,15 @@ interface State {
 
 const LIVE_CODES = new Set(['S', 'D', 'L']);
 
-/** Stands in for the state while a tracker rests (never read: every way in wakes it first). */
-const RESTING: State = Object.freeze({ v: 1, lastTime: 0, seenAt: [], live: emptyLive(), logs: [], emitted: {} }) as State;
+/** Stands in for the state while a tracker rests (never read: every way in, `derive` too, wakes it first; frozen all through, so a way that did not would throw rather than share it). */
+const RESTING: State = Object.freeze({
+  v: 1,
+  lastTime: 0,
+  seenAt: Object.freeze([]) as unknown as string[],
+  live: Object.freeze({ ...emptyLive(), drives: Object.freeze([]), charges: Object.freeze([]), inferred: Object.freeze([]) }) as unknown as LiveState,
+  logs: Object.freeze([]) as unknown as LogRecord[],
+  emitted: Object.freeze({}),
+}) as State;
 
 function isState(x: unknown): x is State {
   if (typeof x !== 'object' || x === null) return false;
@@ -205,7 +212,7 @@ export class SessionTracker {
 
   /** Works the sessions out again from the parts and returns the difference from what was emitted. */
   private derive(): SessionOp[] {
-    const s = this.s;
+    const s = this.wake();
     const l = s.live;
     l.dirty = false;
     const horizon = s.lastTime - RETAIN;

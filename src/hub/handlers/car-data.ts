@@ -63,13 +63,13 @@ export function storeAndForward(
  * and second that waits for the same commit is replaced by this one (the store keeps the later one).
  */
 function observeLater(hub: HubPort, peer: MessageSource, link: VehicleLink, code: string, data: string, time: number, standIn: boolean): void {
-  const heard = (link.heard ??= new Map());
-  const last = heard.get(code);
+  const last = link.heard?.get(code);
   if (standIn && last !== undefined && last.time === time && last.commit !== null && last.commit === hub.store.nextCommit()) {
     last.data = data;
     return;
   }
   const record = new HeardRecord(hub.carData, link, link.vehicleId.toUpperCase(), link.ownerId, code, data, time, peer === V3_SOURCE ? 'mqtt' : 'v2');
   record.commit = hub.store.afterLaterCommitOf(record);
-  heard.set(code, record);
+  // null: nothing was buffered, so it was told at once; only a record still waiting stays on the link
+  if (record.commit !== null) (link.heard ??= new Map()).set(code, record);
 }

@@ -28,12 +28,17 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file, { fileMustExist: true });
 db.pragma('busy_timeout = 0');
+let told = '';
 const timer = setInterval(() => {
   try {
+    // a checkpoint that meets another (another process's) answers busy in its row: the next tick tries again
     db.pragma('wal_checkpoint(PASSIVE)');
+    told = '';
   } catch (err) {
-    // another process's checkpoint under way: the next tick tries again
-    if (!(err && err.code === 'SQLITE_BUSY')) parentPort.postMessage(String((err && err.message) || err));
+    // a lock held a moment (SQLITE_BUSY_…) is no problem; anything else is told once until it clears
+    const code = String((err && err.code) || '');
+    const message = String((err && err.message) || err);
+    if (!code.startsWith('SQLITE_BUSY') && message !== told) parentPort.postMessage((told = message));
   }
 }, workerData.everyMs);
 parentPort.on('message', () => {
@@ -53,17 +58,23 @@ export class BackgroundCheckpointer {
     private readonly worker: Worker,
     onProblem: (message: string) => void,
   ) {
-    worker.on('message', (m: unknown) => {
-      if (m === 'ready') {
-        if (!this.stopping && db.open) db.pragma(`wal_autocheckpoint = ${FALLBACK_PAGES}`);
+    const autoCheckpoint = (pages: number): void => {
+      if (this.stopping || !db.open) return;
+      try {
+        db.pragma(`wal_autocheckpoint = ${pages}`);
+      } catch (err) {
+        onProblem(`setting wal_autocheckpoint failed: ${err instanceof Error ? err.message : String(err)}`);
       }
+    };
+    worker.on('message', (m: unknown) => {
+      if (m === 'ready') autoCheckpoint(FALLBACK_PAGES);
       else onProblem(`background checkpoint failed: ${String(m)}`);
     });
     worker.on('error', (err) => onProblem(`the checkpoint worker failed: ${err.message}`));
     this.exited = new Promise((resolve) =>
       worker.once('exit', () => {
         // the connection checkpoints for itself again (unless it is being closed)
-        if (!this.stopping && db.open) db.pragma(`wal_autocheckpoint = ${AUTO_PAGES}`);
+        autoCheckpoint(AUTO_PAGES);
         resolve();
       }),
     );
@@ -72,18 +83,21 @@ export class BackgroundCheckpointer {
   /** Starts the worker for the database `file` open on `db`; the connection checkpoints only past FALLBACK_PAGES once the worker runs. */
   static start(db: Database.Database, file: string, everyMs: number, onProblem: (message: string) => void): BackgroundCheckpointer {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, file, everyMs } });
+    // none of the server's own flags (a loader, --cpu-prof): the worker is plain CommonJS
+    const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { driver, file, everyMs } });
     // the worker does not keep the process alive (the store's close stops it)
     worker.unref();
     return new BackgroundCheckpointer(db, worker, onProblem);
   }
 
-  /** Stops the worker once its connection is closed (before the store's own close). */
-  async stop(): Promise<void> {
+  /** Stops the worker once its connection is closed (before the store's own close); one that does not stop within `graceMs` is terminated. */
+  async stop(graceMs = 5000): Promise<void> {
     this.stopping = true;
     // held alive until the worker has closed its connection
     this.worker.ref();
     this.worker.postMessage('close');
+    const late = setTimeout(() => void this.worker.terminate(), graceMs);
     await this.exited;
+    clearTimeout(late);
   }
 }

@@ -136,7 +136,12 @@ export class SqliteStore extends BufferedStore implements Store {
     this.commitTransaction = batchCommitter(db);
     if (opts.checkpointEveryMs !== undefined && file !== ':memory:') {
       const report = opts.onBackgroundError ?? (() => undefined);
-      this.checkpointer = BackgroundCheckpointer.start(db, file, opts.checkpointEveryMs, (message) => report(new Error(message)));
+      try {
+        this.checkpointer = BackgroundCheckpointer.start(db, file, opts.checkpointEveryMs, (message) => report(new Error(message)));
+      } catch (err) {
+        // no worker (the platform refused a thread): SQLite checkpoints inside commits, as by default
+        report(new Error(`the checkpoint worker did not start: ${err instanceof Error ? err.message : String(err)}`));
+      }
     }
   }
 
