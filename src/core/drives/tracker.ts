@@ -86,6 +86,9 @@ const RESTING: State = Object.freeze({
   emitted: Object.freeze({}),
 }) as State;
 
+/** The memo of a tracker that has made no session yet, or rests (only read, and replaced whole by `derive`). */
+const NO_MEMO: ReadonlyMap<string, Memo> = new Map();
+
 function isState(x: unknown): x is State {
   if (typeof x !== 'object' || x === null) return false;
   const s = x as Partial<State>;
@@ -111,7 +114,7 @@ export class SessionTracker {
   /** The sessions the logs make, until the logs change (not saved: worked out again after a restore). */
   private logParts: LogParts | null = null;
   /** Per emitted session, the parts it was made of and its signature (a session whose parts are the same objects is not made again). */
-  private memo = new Map<string, Memo>();
+  private memo: ReadonlyMap<string, Memo> = NO_MEMO;
 
   private readonly publishEvery: number;
 
@@ -138,7 +141,7 @@ export class SessionTracker {
     this.restingLastTime = this.s.lastTime;
     this.resting = JSON.stringify(this.s);
     this.s = RESTING;
-    this.memo = new Map();
+    this.memo = NO_MEMO;
     this.logIds = null;
     this.logParts = null;
   }
