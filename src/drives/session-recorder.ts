@@ -25,6 +25,7 @@
  */
 import type { Logger } from 'pino';
 import { GRID_LOG, SessionTracker, TRIP_LOG, type SessionInput } from '../core/drives/tracker.js';
+import { SlicedSweep, slicesFor } from '../core/sliced-sweep.js';
 import { tagSession } from '../core/drives/places.js';
 import type { DriveSession, SessionOp } from '../core/drives/types.js';
 import type { CarDataEvent, CarDataObserver } from '../hub/hub.js';
@@ -129,7 +130,10 @@ export class SessionRecorder {
   /** The observer to register with `hub.onCarData`; starts the ticks. */
   observer(): CarDataObserver {
     if (!this.timer && !this.closed) {
-      this.timer = setInterval(() => this.tickAll(), this.tickSeconds * 1000);
+      // every tracker once a tick, a slice of them each second (src/core/sliced-sweep.ts)
+      const slices = slicesFor(this.tickSeconds * 1000, 60);
+      const sweep = new SlicedSweep(() => this.tracks.values(), () => this.tracks.size, slices);
+      this.timer = setInterval(() => this.tickSlice(sweep), (this.tickSeconds * 1000) / slices);
       this.timer.unref();
       this.flusher = setInterval(() => this.flushAll(this.seconds()), 1000);
       this.flusher.unref();
@@ -220,28 +224,39 @@ export class SessionRecorder {
     await this.settled();
   }
 
-  /** Ticks the trackers that wait on time, lets idle ones go, and lets quiet ones rest (SessionTracker.rest). */
+  /** Ticks every tracker that waits on time, lets idle ones go, and lets quiet ones rest (SessionTracker.rest). */
   tickAll(): void {
     this.flushAll();
     const now = this.seconds();
-    for (const track of this.tracks.values()) {
-      const tracker = track.tracker;
-      if (tracker?.busy && track.waiting === 0) {
-        this.fed(track, tracker, tracker.tick(now));
-      } else if (tracker?.busy) {
-        this.then(track, async () => {
-          if (track.tracker) this.fed(track, track.tracker, track.tracker.tick(now));
-        });
-      } else if (now - track.heard >= this.idleSeconds && !track.rebuild && track.waiting === 0) {
-        if (tracker) this.fed(track, tracker, [], true);
-        this.then(track, async () => {
-          if (this.seconds() - track.heard >= this.idleSeconds && track.waiting === 0) this.tracks.delete(track.vehicleId);
-        });
-      } else if (tracker && track.waiting === 0 && now - track.heard >= REST_AFTER_SECONDS) {
-        // quiet and nothing open: its state as JSON until the next record (a parked car; at most
-        // one rest a tick and one wake a record)
-        tracker.rest();
-      }
+    for (const track of this.tracks.values()) this.tickOne(track, now);
+  }
+
+  /** `tickAll` for the next slice of the trackers: each is fed its pending second first. */
+  private tickSlice(sweep: SlicedSweep<Track>): void {
+    const now = this.seconds();
+    sweep.step((track) => {
+      this.flush(track);
+      this.tickOne(track, now);
+    });
+  }
+
+  private tickOne(track: Track, now: number): void {
+    const tracker = track.tracker;
+    if (tracker?.busy && track.waiting === 0) {
+      this.fed(track, tracker, tracker.tick(now));
+    } else if (tracker?.busy) {
+      this.then(track, async () => {
+        if (track.tracker) this.fed(track, track.tracker, track.tracker.tick(now));
+      });
+    } else if (now - track.heard >= this.idleSeconds && !track.rebuild && track.waiting === 0) {
+      if (tracker) this.fed(track, tracker, [], true);
+      this.then(track, async () => {
+        if (this.seconds() - track.heard >= this.idleSeconds && track.waiting === 0) this.tracks.delete(track.vehicleId);
+      });
+    } else if (tracker && track.waiting === 0 && now - track.heard >= REST_AFTER_SECONDS) {
+      // quiet and nothing open: its state as JSON until the next record (a parked car; at most
+      // one rest a tick and one wake a record)
+      tracker.rest();
     }
   }
 

@@ -1,9 +1,11 @@
 /**
  * The MP listeners: plain TCP (6867) and, with a certificate, TLS (6870). Both accept the line
- * protocol and the WebSocket upgrade. One sweep timer checks every connection for inactivity.
+ * protocol and the WebSocket upgrade. One sweep timer checks every connection for inactivity, a
+ * slice of them at a time (src/core/sliced-sweep.ts).
  */
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type TlsOptions } from 'node:tls';
+import { SlicedSweep, slicesFor } from '../core/sliced-sweep.js';
 import { listen } from '../util/listen.js';
 import type { MpConnection } from './connection.js';
 import type { MpContext } from './context.js';
@@ -71,10 +73,14 @@ export async function startMpListener(ctx: MpContext, opts: MpListenerOptions): 
     throw err;
   }
 
+  // each connection once a sweep interval, a tenth of them every tenth of it (19,000 at once held
+  // the event loop for milliseconds)
+  const slices = slicesFor(opts.sweepIntervalMs, 10);
+  const sliced = new SlicedSweep(() => connections.values(), () => connections.size, slices);
   const sweep = setInterval(() => {
     const now = Date.now();
-    for (const c of connections) c.tick(now);
-  }, opts.sweepIntervalMs);
+    sliced.step((c) => c.tick(now));
+  }, opts.sweepIntervalMs / slices);
   sweep.unref();
 
   return {

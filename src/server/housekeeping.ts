@@ -1,15 +1,17 @@
 /**
- * The server's periodic jobs: each minute the traffic accounting is written and what has
- * expired is purged (history, old traffic days, delivered notifications, old audit log entries,
+ * The server's periodic jobs: the traffic accounting is written, each peer's once a minute, a
+ * slice of them each second; each minute what has expired is purged (history, old traffic days, delivered notifications, old audit log entries,
  * login and rate-limit counts); every few seconds the API sessions that have been idle too long end.
  */
 import type { Logger } from 'pino';
 import type { LoginGuard } from '../auth/login-guard.js';
+import { SlicedSweep, slicesFor } from '../core/sliced-sweep.js';
 import { startOfUtcDay } from '../core/time.js';
 import type { RateLimiter } from '../core/rate-limit.js';
 import { isVtsError } from '../errors.js';
 import type { ApiSessions } from '../hub/sessions/api-sessions.js';
 import type { Hub } from '../hub/hub.js';
+import type { Peer } from '../hub/links/peer.js';
 import type { PushService } from '../push/push-service.js';
 import { logStoreFailure } from '../store/outage.js';
 import type { Store } from '../store/store.js';
@@ -36,10 +38,22 @@ export interface HousekeepingParts {
   intervalMs: number;
 }
 
-/** Writes the traffic counted since the last time (the shutdown does it once more). */
+/** Writes the traffic counted since the last time, of every peer (the shutdown). */
 export function flushTraffic(hub: Hub, store: Store): void {
   const now = hub.seconds();
   for (const peer of hub.peers()) hub.traffic.collect(peer, now);
+  const deltas = hub.traffic.drain();
+  if (deltas.length > 0) store.addUtilisation(deltas);
+}
+
+/**
+ * Writes the traffic of the sweep's next slice of peers and what the connections that ended
+ * counted: every peer's once an interval, spread over it (19,000 cars' counts at once were one
+ * stall of the event loop and one large commit a minute).
+ */
+function flushTrafficSlice(hub: Hub, store: Store, sweep: SlicedSweep<Peer>): void {
+  const now = hub.seconds();
+  sweep.step((peer) => hub.traffic.collect(peer, now));
   const deltas = hub.traffic.drain();
   if (deltas.length > 0) store.addUtilisation(deltas);
 }
@@ -53,7 +67,6 @@ export function startHousekeeping(p: HousekeepingParts): () => void {
     if (running) return;
     running = true;
     try {
-      flushTraffic(hub, store);
       const now = hub.seconds();
       // bounded batches, paced so that traffic is served between them (src/server/history-purge.ts)
       const purged = await purgeExpiredHistory(store, now, undefined, () => stopped);
@@ -78,6 +91,10 @@ export function startHousekeeping(p: HousekeepingParts): () => void {
   };
   const timer = setInterval(() => void housekeeping(), p.intervalMs);
   timer.unref();
+  const slices = slicesFor(p.intervalMs, 60);
+  const peers = new SlicedSweep(() => hub.peers()[Symbol.iterator](), () => hub.linkedVehicles(), slices);
+  const trafficTimer = setInterval(() => flushTrafficSlice(hub, store, peers), p.intervalMs / slices);
+  trafficTimer.unref();
   const sessionTimer = setInterval(
     // while a cluster's Redis is away the cluster has said so: no warning every few seconds
     () => p.sessions.sweep().catch((err: unknown) => (isVtsError(err, 'VTS_ERR_CLUSTER') ? log.debug({ err }, 'API session sweep failed') : log.warn({ err }, 'API session sweep failed'))),
@@ -87,6 +104,7 @@ export function startHousekeeping(p: HousekeepingParts): () => void {
   return () => {
     stopped = true;
     clearInterval(timer);
+    clearInterval(trafficTimer);
     clearInterval(sessionTimer);
   };
 }

@@ -68,6 +68,11 @@ export class VehicleLinks {
     return { net: online ? 1 : 0, apps: (link?.appCount ?? 0) + r.apps, batches: (link?.batches.size ?? 0) + r.batches };
   }
 
+  /** How many vehicles this node has peers of. */
+  get size(): number {
+    return this.map.size;
+  }
+
   /** Every logged-in peer of this node. */
   *peers(): Iterable<Peer> {
     for (const link of this.map.values()) {
