@@ -10,6 +10,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { CHANNELS } from '../core/push/channels.js';
 import type { Telemetry } from '../hub/telemetry.js';
 import { METRICS, type MetricSpec } from './catalog.js';
+import { cheaperProcessCounts } from './process-counts.js';
 
 /** What the scrape-time metrics read. */
 export interface MetricSources {
@@ -58,6 +59,7 @@ export class ServerMetrics implements Telemetry {
   constructor() {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
+    cheaperProcessCounts(this.registry);
     const spec = (m: MetricSpec) => ({ name: m.name, help: m.help, labelNames: [...m.labels], registers });
     const tallied = (m: MetricSpec, tally: Tally, labels: (key: string) => Record<string, string>): void => {
       new Counter({

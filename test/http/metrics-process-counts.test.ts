@@ -1,0 +1,64 @@
+/**
+ * The process metrics vts computes itself instead of prom-client's walks (src/metrics/process-counts.ts):
+ * the same names, help texts, labels and values as prom-client's own, with many sockets open.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, connect, type Socket } from 'node:net';
+import { openSync, closeSync, readdirSync } from 'node:fs';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { cheaperProcessCounts, openFds } from '../../src/metrics/process-counts.js';
+
+const NAMES = ['process_open_fds', 'nodejs_active_handles', 'nodejs_active_handles_total', 'nodejs_active_resources', 'nodejs_active_resources_total'];
+
+/**
+ * The lines of these metrics in a scrape, sorted (the replaced ones come last in the registry),
+ * without the resources the scrape itself makes for a moment (immediates, timers) and so the
+ * resources' total, which `resourcesTotal` gives.
+ */
+async function linesOf(registry: Registry): Promise<{ lines: string[]; resourcesTotal: number }> {
+  const all = (await registry.metrics()).split('\n');
+  const lines = all
+    .filter((l) => NAMES.some((n) => l.startsWith(`${n} `) || l.startsWith(`${n}{`) || l.startsWith(`# HELP ${n} `) || l.startsWith(`# TYPE ${n} `)))
+    .filter((l) => !/^nodejs_active_resources(_total \d+$|\{type="(Immediate|Timeout)"\})/.test(l))
+    .sort();
+  const total = all.find((l) => l.startsWith('nodejs_active_resources_total '));
+  return { lines, resourcesTotal: Number(total?.split(' ')[1]) };
+}
+
+test('the cheaper process counts say what prom-client says, with 200 sockets and 20 extra files open', async (t) => {
+  const server = createServer(() => undefined);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  const sockets: Socket[] = [];
+  const files: number[] = [];
+  t.after(() => {
+    for (const s of sockets) s.destroy();
+    for (const fd of files) closeSync(fd);
+    server.close();
+  });
+  for (let k = 0; k < 200; k++) {
+    sockets.push(await new Promise<Socket>((resolve, reject) => connect(port, '127.0.0.1', function (this: Socket) { resolve(this); }).on('error', reject)));
+  }
+  for (let k = 0; k < 20; k++) files.push(openSync('/dev/null', 'r'));
+
+  const theirs = new Registry();
+  collectDefaultMetrics({ register: theirs });
+  const ours = new Registry();
+  collectDefaultMetrics({ register: ours });
+  cheaperProcessCounts(ours);
+
+  const { lines: expected, resourcesTotal } = await linesOf(theirs);
+  assert.ok(expected.some((l) => /^nodejs_active_handles\{type="Socket"\} (\d+)$/.test(l) && Number(l.split(' ')[1]) >= 400), 'prom-client counts the sockets');
+  const first = await linesOf(ours);
+  assert.deepEqual(first.lines, expected);
+  assert.ok(Math.abs(first.resourcesTotal - resourcesTotal) <= 5, `resources ${first.resourcesTotal} against ${resourcesTotal}`);
+  assert.ok(resourcesTotal >= 400, 'the resources include the sockets');
+  if (process.platform === 'linux') {
+    assert.equal(openFds(), readdirSync('/proc/self/fd').length - 1, 'the count is that of the listing');
+    assert.ok(expected.some((l) => l.startsWith('process_open_fds ')), 'Linux has the descriptor count');
+  }
+  // a second scrape within the second reads the same walk; the names stay registered once
+  assert.deepEqual((await linesOf(ours)).lines, expected);
+  assert.equal(ours.getMetricsAsArray().filter((m) => NAMES.includes(m.name)).length, NAMES.length);
+});
