@@ -21,7 +21,7 @@ export function openFds(): number | null {
   }
 }
 
-/** Counts by type, remembered for the rest of one scrape (the by-type gauge and the total read the same walk). */
+/** Counts by type from one walk, kept for a second: the by-type gauge and the total of one scrape read the same walk. */
 class ScrapeCounts {
   private at = -Infinity;
   private counts = new Map<string, number>();
