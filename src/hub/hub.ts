@@ -181,11 +181,6 @@ export class Hub implements HubPort {
     return this.links.peers();
   }
 
-  /** How many vehicles this node has peers of (at least one each): a size hint for a sweep of `peers()`. */
-  linkedVehicles(): number {
-    return this.links.size;
-  }
-
   // --- HTTP API sessions and live streams as apps (docs/protocol/http-api-v2.md §4.5) ---
 
   /**

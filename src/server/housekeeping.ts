@@ -51,11 +51,16 @@ export function flushTraffic(hub: Hub, store: Store): void {
  * counted: every peer's once an interval, spread over it (19,000 cars' counts at once were one
  * stall of the event loop and one large commit a minute).
  */
-function flushTrafficSlice(hub: Hub, store: Store, sweep: SlicedSweep<Peer>): void {
-  const now = hub.seconds();
-  sweep.step((peer) => hub.traffic.collect(peer, now));
-  const deltas = hub.traffic.drain();
-  if (deltas.length > 0) store.addUtilisation(deltas);
+function flushTrafficSlice(hub: Hub, store: Store, sweep: SlicedSweep<Peer>, log: Logger): void {
+  try {
+    const now = hub.seconds();
+    sweep.step((peer) => hub.traffic.collect(peer, now));
+    const deltas = hub.traffic.drain();
+    if (deltas.length > 0) store.addUtilisation(deltas);
+  } catch (err) {
+    // straight from a timer: a closed or failing store is logged, never thrown out of it
+    logStoreFailure(log, 'error', err, {}, 'traffic accounting failed');
+  }
 }
 
 /** Starts the timers; the function returned stops them. */
@@ -92,8 +97,8 @@ export function startHousekeeping(p: HousekeepingParts): () => void {
   const timer = setInterval(() => void housekeeping(), p.intervalMs);
   timer.unref();
   const slices = slicesFor(p.intervalMs, 60);
-  const peers = new SlicedSweep(() => hub.peers()[Symbol.iterator](), () => hub.linkedVehicles(), slices);
-  const trafficTimer = setInterval(() => flushTrafficSlice(hub, store, peers), p.intervalMs / slices);
+  const peers = new SlicedSweep(() => hub.peers()[Symbol.iterator](), () => hub.links.size, slices);
+  const trafficTimer = setInterval(() => flushTrafficSlice(hub, store, peers, log), p.intervalMs / slices);
   trafficTimer.unref();
   const sessionTimer = setInterval(
     // while a cluster's Redis is away the cluster has said so: no warning every few seconds

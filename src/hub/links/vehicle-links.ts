@@ -68,7 +68,7 @@ export class VehicleLinks {
     return { net: online ? 1 : 0, apps: (link?.appCount ?? 0) + r.apps, batches: (link?.batches.size ?? 0) + r.batches };
   }
 
-  /** How many vehicles this node has peers of. */
+  /** How many vehicles this node has peers of (at least one each): a size hint for a sweep of `peers()`. */
   get size(): number {
     return this.map.size;
   }
