@@ -6,8 +6,8 @@
  *
  * The members come from a live iterator (a Map's or Set's, or a generator over them) kept from one
  * step to the next: a member removed meanwhile is not visited, one added is visited in this round
- * or the next. A round begins every `slices` steps (or, when the members grew, as soon as the one
- * before it is done) and visits everyone once; a slice is a `slices`th of the larger of `size()`
+ * or the next. A round begins every `slices` steps (or, when the members grew, with the first step
+ * after the one before it is done) and visits everyone once; a slice is a `slices`th of the larger of `size()`
  * and the members of the last round.
  */
 export class SlicedSweep<T> {
@@ -33,8 +33,10 @@ export class SlicedSweep<T> {
     let visited = 0;
     while (visited < share) {
       if (this.iterator === null) {
-        // a round that ended early waits for its period; one that ran long is followed at once
-        if (now < this.roundBegan + this.slices) break;
+        // a round that ended early waits for its period; one that ran long is followed at once,
+        // but only by a step that has visited nobody yet (a member removed and added again is
+        // at the old round's tail and the new one's head: never twice in one step)
+        if (now < this.roundBegan + this.slices || visited > 0) break;
         this.iterator = this.members();
         this.seenThisRound = 0;
         this.roundBegan = now;

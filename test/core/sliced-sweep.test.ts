@@ -88,3 +88,20 @@ test('a generator works as the live iterator; reset begins a new round; slicesFo
   assert.equal(slicesFor(10_000, 60), 10);
   assert.equal(slicesFor(50, 10), 1, 'short periods (tests) sweep at once');
 });
+
+test('a member removed and added again mid-round comes at the tail of the round: visited once in that step, the next round in the next', () => {
+  const members = new Set([0, 1]);
+  const sweep = sweepOf(members, 1);
+  const steps: number[][] = [];
+  const step = () => {
+    const seen: number[] = [];
+    sweep.step((m) => seen.push(m));
+    steps.push(seen);
+  };
+  step();
+  members.delete(0);
+  members.add(0);
+  step();
+  step();
+  assert.deepEqual(steps, [[0, 1], [0], [1, 0]]);
+});
