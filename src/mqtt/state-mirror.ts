@@ -78,6 +78,8 @@ interface MirroredVehicle {
   v3: boolean;
   lastSeen: number;
   lastSeenSent: number;
+  /** The distance unit the published metrics were read with. */
+  metricsUnit: 'K' | 'M';
   /** The vts topics' payloads published, by topic suffix. */
   derived: Map<string, string>;
   charging: boolean | null;
@@ -162,6 +164,13 @@ export class StateMirror {
       if (m.time > v.lastSeen) v.lastSeen = m.time;
     }
     this.learnFacts(v, messages);
+    // a record heard but not yet published is newer than the stored ones: the discovery that
+    // follows this priming must not show the unit of an older S for a moment
+    const live = (['S', 'F'] as const).flatMap((code) => {
+      const data = v.latest.get(code);
+      return data === undefined ? [] : [{ code, data, time: v.lastSeen, paranoid: false }];
+    });
+    this.learnFacts(v, live);
     this.dirty.add(v);
   }
 
@@ -223,6 +232,7 @@ export class StateMirror {
         v3: false,
         lastSeen: 0,
         lastSeenSent: 0,
+        metricsUnit: 'K',
         derived: new Map(),
         charging: null,
         energyTotal: 0,
@@ -323,10 +333,13 @@ export class StateMirror {
       if (unit !== facts.distanceUnit) {
         facts.distanceUnit = unit;
         factsChanged = true;
-        // the records' distances read differently now: every metric again
-        for (const [code, data] of v.sent) if (!v.latest.has(code)) v.latest.set(code, data);
-        v.sent.clear();
       }
+    }
+    if (facts.distanceUnit !== v.metricsUnit) {
+      // the records' distances read differently now (a new S, or one learnt by priming): every metric again
+      v.metricsUnit = facts.distanceUnit;
+      for (const [code, data] of v.sent) if (!v.latest.has(code)) v.latest.set(code, data);
+      v.sent.clear();
     }
     const mirror = this.deps.metrics && !v.v3;
     // a metric two records carry is taken from the one that has it first hand (D's bits, Y's tyres)
