@@ -63,6 +63,8 @@ export interface FleetResult {
   fdsFull: number;
   idleCpuShare: number;
   idleSeconds: number;
+  /** Seconds from the last login to the idle window: the settle time, and longer until the server was quiet. */
+  settledSeconds: number;
   /** This server with one car, and the reference meanwhile. */
   appEmpty: Latency;
   appEmptyReference: Latency;
@@ -120,6 +122,27 @@ async function medianRss(server: ServerProcess, seconds: number): Promise<number
 }
 const say = (line: string): boolean => process.stderr.write(`  ${line}\n`);
 
+/** The idle window waits, after the settle time, until the server used at most this share of a core over `QUIET_WINDOW_S`. */
+const QUIET_SHARE = 0.1;
+const QUIET_WINDOW_S = 5;
+
+/** Waits until the server's CPU over a window is at most `share` of a core, for at most `maxSeconds`. */
+async function quietServer(server: ServerProcess, share: number, maxSeconds: number): Promise<void> {
+  const t0 = performance.now();
+  for (;;) {
+    const cpu0 = server.cpuSeconds();
+    await sleep(QUIET_WINDOW_S * 1000);
+    const busy = (server.cpuSeconds() - cpu0) / QUIET_WINDOW_S;
+    const waited = (performance.now() - t0) / 1000;
+    if (busy <= share) return;
+    if (waited >= maxSeconds) {
+      say(`(the server stayed busy: ${fmt(busy * 100)} % of a core after ${fmt(waited)} s more; measuring anyway)`);
+      return;
+    }
+    say(`(the server is still busy after the settle time: ${fmt(busy * 100)} % of a core; waiting)`);
+  }
+}
+
 export async function runFleet(o: FleetOptions): Promise<FleetResult> {
   ensureFds(Math.max(o.cars, o.natCars) + 200);
   const metricsToken = randomBytes(24).toString('hex');
@@ -128,7 +151,8 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
   let log = new LogCounts();
   let server: ServerProcess = await startServerProcess(o.dataDir, args, { perAddressCap: true, onLine: log.onLine });
   const pool = new FleetPool(specs, server.mpPort);
-  const reference = await startServerProcess(o.reference.dataDir, [...o.reference.databaseArgs, '--rate-limit-burst', '0', '--log-level', 'warn'], { perAddressCap: true });
+  // the same options as the server measured: its per-request metrics and log level included
+  const reference = await startServerProcess(o.reference.dataDir, [...o.reference.databaseArgs, ...args.slice(o.databaseArgs.length)], { perAddressCap: true, onLine: () => undefined });
   const referencePool = new FleetPool(specs.slice(0, 1), reference.mpPort);
   try {
     const fdLimitServer = fdLimitOf(server.child.pid!);
@@ -162,6 +186,10 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
     // a minute), the first records stored, and the recorder has ticked with the cars quiet (their
     // trackers rest: SessionTracker.rest); the parked fleet as it is from then on
     await sleep(o.settleSeconds * 1000);
+    // and until the server is quiet: on a slow machine, or on a fresh PostgreSQL database where
+    // every car's drives tracker is rebuilt from its history, the fill's work lasts longer
+    await quietServer(server, QUIET_SHARE, 300);
+    const settledSeconds = (performance.now() - pool.lastOnlineAt) / 1000;
     const fdsFull = fdsOf(server.child.pid!);
     say(`idle: the server's CPU and RSS over ${o.idleSeconds} s of parked traffic...`);
     const cpu0 = server.cpuSeconds();
@@ -249,6 +277,7 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
       fdsFull,
       idleCpuShare,
       idleSeconds: o.idleSeconds,
+      settledSeconds,
       appEmpty,
       appEmptyReference,
       appFull,
@@ -276,7 +305,7 @@ export function reportFleet(r: FleetResult): string {
     `  connected in ${fmt(r.loginSeconds, 1)} s (${fmt(r.cars / r.loginSeconds)} logins/s); failed tries: ${r.fillFailures}`,
     `  server RSS (median of a sample a second) ${mib(r.rssEmptyBytes)} with one car, ${mib(r.rssFullBytes)} with all: ${fmt(perCar / 1024, 2)} KiB per idle car; ${fmt(r.fdsFull)} open descriptors`,
     `  of it: V8 heap used ${mib(r.heapEmpty.used)} → ${mib(r.heapFull.used)} (${fmt((r.heapFull.used - r.heapEmpty.used) / r.cars / 1024, 2)} KiB per car), heap reserved ${mib(r.heapEmpty.total)} → ${mib(r.heapFull.total)}, outside the heap (buffers) ${mib(r.heapEmpty.external)} → ${mib(r.heapFull.external)}; that /metrics scrape took ${fmt(r.scrapeCpuMs)} ms of server CPU`,
-    `  server CPU while idle (parked traffic, ${r.idleSeconds} s): ${fmt(r.idleCpuShare * 100, 2)} % of a core`,
+    `  server CPU while idle (parked traffic, ${r.idleSeconds} s from ${fmt(r.settledSeconds)} s after the last login): ${fmt(r.idleCpuShare * 100, 2)} % of a core`,
     `  app GET /api/status, asked in turn with a one-car reference server (p99 against the reference's, same moments):`,
     `    before the fleet: this server (one car) ${ms(r.appEmpty)}; reference ${ms(r.appEmptyReference)}; ${ratio(r.appEmpty, r.appEmptyReference)} (the method's own spread)`,
     `    with ${fmt(r.cars)} cars: this server ${ms(r.appFull)}; reference ${ms(r.appFullReference)}; ${ratio(r.appFull, r.appFullReference)}`,

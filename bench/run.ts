@@ -8,10 +8,10 @@
  *                    [--redis redis://127.0.0.1:6379] [--cluster-samples 1000] [--http-load wrk|autocannon]
  *                    [--push-subscriptions 1000] [--push-vehicles 100] [--push-alerts 5] [--push-rounds 3] [--push-delay 50]
  *                    [--import-rows 1000000] [--rebuild-rows 1000000] [--ha-vehicles 1000] [--ha-reps 5]
- *                    [--alerts-cycle 20] [--nat-cars 2000] [--fleet-idle-seconds 30] [--fleet-app-seconds 60] [--fleet-charging 0] [--fleet-settle-seconds 75]
+ *                    [--alerts-cycle 20] [--nat-cars 2000] [--fleet-idle-seconds 60] [--fleet-app-seconds 60] [--fleet-charging 0] [--fleet-settle-seconds 75]
  *                    [--history-rows 10000000] [--history-vehicles 1000] [--history-expired N] [--history-samples 400]
  *   npm run bench -- --only fleet [--cars 19000]   (only when asked for: needs as many open files as cars)
- *   npm run bench -- --only fleet-cluster --database postgres://… [--redis redis://…] [--cars 20000] [--fleet-idle-seconds 30]
+ *   npm run bench -- --only fleet-cluster --database postgres://… [--redis redis://…] [--cars 20000] [--fleet-idle-seconds 60]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -66,7 +66,7 @@ const { values } = parseArgs({
     'ha-reps': { type: 'string', default: '5' },
     'alerts-cycle': { type: 'string', default: String(ALERTS_CYCLE) },
     'nat-cars': { type: 'string', default: '2000' },
-    'fleet-idle-seconds': { type: 'string', default: '30' },
+    'fleet-idle-seconds': { type: 'string', default: '60' },
     'fleet-app-seconds': { type: 'string', default: '60' },
     'fleet-charging': { type: 'string', default: '0' },
     'fleet-settle-seconds': { type: 'string', default: '75' },
