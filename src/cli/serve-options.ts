@@ -205,7 +205,7 @@ export function addServeOptions(cmd: Command): void {
     default: 960,
     parse: parseCount,
   });
-  addConfigOption(cmd, '--timeout-login <seconds>', 'close an MP connection that has not logged in after this long', {
+  addConfigOption(cmd, '--timeout-login <seconds>', 'close an MP connection that has not sent its login after this long (the server may take up to 60 s to answer one that has)', {
     default: DEFAULT_LOGIN_TIMEOUT_MS / 1000,
     parse: parseCountIn(1, 3600),
   });

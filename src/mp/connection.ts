@@ -33,6 +33,9 @@ export interface LineSink {
 
 type State = 'welcome' | 'authenticating' | 'open' | 'closed';
 
+/** How long the server may take to answer a welcome line before it gives the login up (at least the login timeout). */
+export const LOGIN_CHECK_MS = 60_000;
+
 /** The hub's view of a logged-in connection. */
 class MpSession implements Peer {
   ptoken = '';
@@ -81,7 +84,12 @@ export class MpConnection implements ActivityState {
   private pending: string[] = [];
   private autoProvisioned = false;
   private attaching = false;
-  /** Closes the connection unless it has logged in by then (`timeouts.welcomeMs`). */
+  /**
+   * Closes the connection unless its welcome line has come by then (`timeouts.welcomeMs`); once it
+   * has, unless the server has answered it within `LOGIN_CHECK_MS` (the client did its part: in a
+   * reconnect storm a login may wait for the store behind thousands of others, and closing it
+   * would only make the car try again, with the work done so far lost).
+   */
   private loginTimer: NodeJS.Timeout | null;
   /**
    * Back-pressure on a car: while its reading is paused, the lines that still came in (the rest
@@ -103,7 +111,7 @@ export class MpConnection implements ActivityState {
     this.loginTimer.unref();
   }
 
-  /** No login within the login timeout (`--timeout-login`): the connection is closed. */
+  /** No welcome line within the login timeout (`--timeout-login`), or no answer to it in time: the connection is closed. */
   private loginTimedOut(): void {
     this.loginTimer = null;
     if (this.state !== 'welcome' && this.state !== 'authenticating') return;
@@ -181,6 +189,9 @@ export class MpConnection implements ActivityState {
         return this.autoProvision(w.scheme, w.key);
       case 'login':
         this.state = 'authenticating';
+        this.stopLoginTimer();
+        this.loginTimer = setTimeout(() => this.loginTimedOut(), Math.max(LOGIN_CHECK_MS, this.ctx.timeouts.welcomeMs));
+        this.loginTimer.unref();
         void this.login(w);
     }
   }

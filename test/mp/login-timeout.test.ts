@@ -2,13 +2,15 @@
  * The login timeout (`--timeout-login`, `timeouts.welcomeMs`): an MP connection that has not logged
  * in by then is closed by its own timer, not by the far coarser inactivity sweep: a silent socket,
  * a half welcome line, a TLS socket that never starts its handshake, a WebSocket upgrade that
- * never completes. A client that logged in stays.
+ * never completes. A client that logged in stays, and so does one whose welcome line came in time
+ * while the server's check of it takes longer.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect as netConnect } from 'node:net';
 import { MpClient } from '../../src/mp-client/mp-client.js';
 import { rawConnect } from '../../src/mp-client/raw-connection.js';
+import { LOGIN_CHECK_MS } from '../../src/mp/connection.js';
 import { DEFAULT_LOGIN_TIMEOUT_MS } from '../../src/server/server.js';
 import { startTestServer, TLS_CERT, TLS_KEY, type TestServer } from '../support/server.js';
 
@@ -59,6 +61,31 @@ test('a logged-in client stays while a connection opened after it times out', as
   app.send('A');
   assert.deepEqual(await app.waitFor('a'), { code: 'a', data: '' });
   await app.close();
+});
+
+test('a login whose check takes longer than the login timeout is answered: the timer stops at the welcome line', async () => {
+  // the store slow to answer, as behind thousands of other logins in a reconnect storm
+  const store = t.server.store;
+  const getVehicle = store.getVehicle.bind(store);
+  let asked = 0;
+  store.getVehicle = async (id) => {
+    asked++;
+    await new Promise((r) => setTimeout(r, 900)); // three login timeouts
+    return getVehicle(id);
+  };
+  try {
+    const car = await MpClient.connect({ host: '127.0.0.1', port: t.mpPort, clientType: 'C', vehicleId: 'TESTCAR', scheme: 0, password: 'NETPASS' });
+    assert.ok(asked > 0, 'the check went through the slow store');
+    car.send('A');
+    assert.deepEqual(await car.waitFor('a'), { code: 'a', data: '' });
+    await car.close();
+  } finally {
+    store.getVehicle = getVehicle;
+  }
+});
+
+test('the server gives a login it cannot answer up after LOGIN_CHECK_MS, not the login timeout', () => {
+  assert.ok(LOGIN_CHECK_MS >= 6 * DEFAULT_LOGIN_TIMEOUT_MS);
 });
 
 test('a TLS socket that never starts its handshake is closed', async () => {
