@@ -31,8 +31,8 @@ function ownersInFileAlone(dir: string, file: string): number | undefined {
     if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'owners'").get()) return 0;
     return db.prepare<[], { n: number }>('SELECT count(*) AS n FROM owners').get()!.n;
   } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') return undefined;
+    // by prefix: SQLite may answer with an extended code (SQLITE_CORRUPT_INDEX, …)
+    if (/^SQLITE_(CORRUPT|NOTADB)/.test(String((err as { code?: unknown }).code))) return undefined;
     throw err;
   } finally {
     db?.close();
